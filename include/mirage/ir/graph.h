@@ -1,0 +1,144 @@
+// The ir component owns the in-memory form of `.mg` programs: data types and
+// shapes, the program-level graph (inputs, pre-defined operators, custom
+// kernels) and the block-level graph that is a custom kernel's body (tiles of
+// the kernel's arguments, for-loop accumulators, saves). Both levels use the
+// same Graph type: a list of values (tensors at program level, tiles in a
+// body) and a list of operations in topological order. Shape inference and
+// every legality rule of ../shared/spec/mg-language.md live here too
+// (ir/check.h), so that the parser, the search and any other producer of
+// graphs agree on what a legal program is. The printer (ir/printer.h) writes
+// the text form that the parser reads back.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mirage::ir {
+
+enum class DType { F16, BF16, F32 };
+std::string_view dtypeName(DType t);                    // "f16", "bf16", "f32"
+std::optional<DType> dtypeFromName(std::string_view s);  // inverse of dtypeName
+int dtypeBytes(DType t);
+
+using Shape = std::vector<int64_t>;
+int64_t numElements(const Shape& s);
+std::string shapeToString(const Shape& s);  // "[16, 4096]"
+
+// A position in the source text (1-based); line 0 means "no position", as for
+// graphs built by the search.
+struct SourceLoc {
+  int line = 0;
+  int col = 0;
+  bool valid() const { return line > 0; }
+};
+
+enum class OpKind {
+  // Leaves.
+  Input,  // program input, or (in a body) the kernel argument a tile views
+  Const,  // a scalar number; rank-0 value, printed inline where it is used
+  // Pre-defined operators, usable at both levels.
+  Matmul,
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Exp,
+  Square,
+  Sqrt,
+  Rsqrt,
+  Silu,
+  Gelu,
+  Relu,
+  ReduceSum,  // dim, size (size 1 = reduce to extent 1)
+  ReduceMean,
+  ReduceMax,
+  Transpose,  // dim, dim1
+  // Program level only.
+  Kernel,  // custom kernel: inputs are its arguments, results its results
+  // Block level only.
+  Tile,   // input: a body Input (kernel argument); imap, fmap
+  Accum,  // accumOp
+  Save,   // input: the saved tile; resultIndex, omap; no results
+};
+std::string_view opName(OpKind k);  // the `.mg` spelling: "matmul", "reduce_sum", ...
+bool isElementwiseUnary(OpKind k);  // exp square sqrt rsqrt silu gelu relu
+bool isElementwiseBinary(OpKind k);  // add sub mul div
+bool isReduction(OpKind k);          // reduce_sum reduce_mean reduce_max
+
+enum class AccumOp { Sum, Max };
+
+using ValueId = int32_t;
+inline constexpr ValueId kNoValue = -1;
+
+// Grid dims are x, y, z (0, 1, 2). A DimMap gives, per grid dim, the tensor
+// dim it maps to, or -1 when that grid dim is unmapped.
+using DimMap = std::array<int, 3>;
+inline constexpr DimMap kEmptyMap = {-1, -1, -1};
+
+struct KernelConfig {
+  std::array<int64_t, 3> grid = {1, 1, 1};
+  int gridRank = 1;     // how many grid entries the text spells (1 to 3)
+  int64_t forloop = 1;
+  int64_t block = 0;    // threads per block; 0 = left to the code generator
+};
+
+struct Graph;
+
+struct Value {
+  Shape shape;
+  std::string name;  // binding name; empty for unnamed intermediates
+  int op = -1;       // index of the producing Op in Graph::ops
+  int resultIndex = 0;
+  SourceLoc loc;
+};
+
+struct Op {
+  OpKind kind = OpKind::Input;
+  std::vector<ValueId> inputs;
+  std::vector<ValueId> results;
+  SourceLoc loc;
+
+  // Attributes; which ones matter depends on kind.
+  int dim = 0;       // reductions; transpose dim0
+  int dim1 = 0;      // transpose dim1
+  int64_t size = 1;  // reduce_sum ... size=s (1 when not given)
+  std::string scalarText;  // Const: the literal as written ("0.125", "1e-6")
+  double scalar = 0;       // Const: its value
+  AccumOp accumOp = AccumOp::Sum;
+  DimMap imap = kEmptyMap;  // Tile
+  int fmap = -1;            // Tile: tensor dim split across the for-loop, or -1
+  DimMap omap = kEmptyMap;  // Save
+  int resultIndex = 0;      // Save: which kernel result it writes
+  KernelConfig config;      // Kernel
+  std::shared_ptr<const Graph> body;  // Kernel
+};
+
+struct Graph {
+  std::string name;
+  DType dtype = DType::F16;
+  std::vector<Value> values;
+  std::vector<Op> ops;             // topological order
+  std::vector<ValueId> inputs;     // program inputs / kernel arguments, in order
+  std::vector<ValueId> outputs;    // program outputs, in order (unused in bodies)
+
+  const Value& value(ValueId v) const { return values.at(static_cast<size_t>(v)); }
+  const Op& producer(ValueId v) const { return ops.at(static_cast<size_t>(value(v).op)); }
+  ValueId findValue(std::string_view name) const;  // kNoValue when absent
+
+  // Appends an operation without checking it (see ir/check.h for the
+  // checked builder). Returns the index of the new op; its results get the
+  // given shapes.
+  int appendOp(Op op, const std::vector<Shape>& resultShapes,
+               const std::vector<std::string>& resultNames = {});
+};
+
+// Number of program-level kernel launches: custom kernels and pre-defined
+// operators each count one; inputs and constants count none.
+int countKernels(const Graph& g);
+
+}  // namespace mirage::ir

@@ -1,0 +1,60 @@
+// The verify component decides equivalence of two programs by random testing
+// over finite fields (see docs/verifier.md): every tensor is evaluated on
+// uniformly random field elements, `exp` as x -> w^x with x in a second
+// field, and operators outside the algebra as keyed random functions, so that
+// the check is sound (it never calls different programs equivalent except
+// with the printed, tiny probability) though incomplete.
+//
+// This header is the API the search and the tools call. Its implementation
+// owner may extend it; callers rely on what is declared here.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mirage/ir/graph.h"
+
+namespace mirage::verify {
+
+struct Options {
+  uint64_t seed = 0;
+  int trials = 0;   // 0 = the default, chosen so the printed bound is below 1e-9
+  int threads = 0;  // 0 = all cores
+};
+
+struct Verdict {
+  bool equivalent = false;
+  bool signatureMismatch = false;  // inputs (names, dtypes, shapes) or output count differ
+  std::string output;              // the first differing output's name (reference's)
+  std::vector<int64_t> index;      // one index at which it differs
+  double errorBound = 1.0;         // bound on P(equivalent is wrong)
+  std::string message;             // human-readable reason when not equivalent
+};
+
+// Holds the reference program and its fingerprints; thread-safe to call
+// precheck/check from several threads at once.
+class Verifier {
+ public:
+  Verifier(const ir::Graph& reference, Options options = {});
+  ~Verifier();
+  Verifier(const Verifier&) = delete;
+  Verifier& operator=(const Verifier&) = delete;
+
+  // Cheap test that rejects most wrong candidates (one trial, a sample of
+  // output elements). False means certainly not equivalent.
+  bool precheck(const ir::Graph& candidate) const;
+
+  // The full check on every output element and all trials.
+  Verdict check(const ir::Graph& candidate) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// One-shot convenience: full check of b against a.
+Verdict checkEquivalent(const ir::Graph& a, const ir::Graph& b, Options options = {});
+
+}  // namespace mirage::verify

@@ -1,0 +1,114 @@
+// Basic queries on the IR: names of dtypes and operators, shapes, lookups.
+#include "mirage/ir/graph.h"
+
+#include <fmt/format.h>
+
+namespace mirage::ir {
+
+std::string_view dtypeName(DType t) {
+  switch (t) {
+    case DType::F16: return "f16";
+    case DType::BF16: return "bf16";
+    case DType::F32: return "f32";
+  }
+  return "?";
+}
+
+std::optional<DType> dtypeFromName(std::string_view s) {
+  if (s == "f16") return DType::F16;
+  if (s == "bf16") return DType::BF16;
+  if (s == "f32") return DType::F32;
+  return std::nullopt;
+}
+
+int dtypeBytes(DType t) { return t == DType::F32 ? 4 : 2; }
+
+int64_t numElements(const Shape& s) {
+  int64_t n = 1;
+  for (int64_t e : s) n *= e;
+  return n;
+}
+
+std::string shapeToString(const Shape& s) { return fmt::format("[{}]", fmt::join(s, ", ")); }
+
+std::string_view opName(OpKind k) {
+  switch (k) {
+    case OpKind::Input: return "input";
+    case OpKind::Const: return "const";
+    case OpKind::Matmul: return "matmul";
+    case OpKind::Add: return "add";
+    case OpKind::Sub: return "sub";
+    case OpKind::Mul: return "mul";
+    case OpKind::Div: return "div";
+    case OpKind::Exp: return "exp";
+    case OpKind::Square: return "square";
+    case OpKind::Sqrt: return "sqrt";
+    case OpKind::Rsqrt: return "rsqrt";
+    case OpKind::Silu: return "silu";
+    case OpKind::Gelu: return "gelu";
+    case OpKind::Relu: return "relu";
+    case OpKind::ReduceSum: return "reduce_sum";
+    case OpKind::ReduceMean: return "reduce_mean";
+    case OpKind::ReduceMax: return "reduce_max";
+    case OpKind::Transpose: return "transpose";
+    case OpKind::Kernel: return "kernel";
+    case OpKind::Tile: return "tile";
+    case OpKind::Accum: return "accum";
+    case OpKind::Save: return "save";
+  }
+  return "?";
+}
+
+bool isElementwiseUnary(OpKind k) {
+  switch (k) {
+    case OpKind::Exp:
+    case OpKind::Square:
+    case OpKind::Sqrt:
+    case OpKind::Rsqrt:
+    case OpKind::Silu:
+    case OpKind::Gelu:
+    case OpKind::Relu: return true;
+    default: return false;
+  }
+}
+
+bool isElementwiseBinary(OpKind k) {
+  return k == OpKind::Add || k == OpKind::Sub || k == OpKind::Mul || k == OpKind::Div;
+}
+
+bool isReduction(OpKind k) {
+  return k == OpKind::ReduceSum || k == OpKind::ReduceMean || k == OpKind::ReduceMax;
+}
+
+ValueId Graph::findValue(std::string_view n) const {
+  for (size_t i = 0; i < values.size(); ++i)
+    if (values[i].name == n) return static_cast<ValueId>(i);
+  return kNoValue;
+}
+
+int Graph::appendOp(Op op, const std::vector<Shape>& resultShapes,
+                    const std::vector<std::string>& resultNames) {
+  int index = static_cast<int>(ops.size());
+  op.results.clear();
+  for (size_t i = 0; i < resultShapes.size(); ++i) {
+    Value v;
+    v.shape = resultShapes[i];
+    v.name = i < resultNames.size() ? resultNames[i] : std::string();
+    v.op = index;
+    v.resultIndex = static_cast<int>(i);
+    v.loc = op.loc;
+    op.results.push_back(static_cast<ValueId>(values.size()));
+    values.push_back(std::move(v));
+  }
+  ops.push_back(std::move(op));
+  return index;
+}
+
+int countKernels(const Graph& g) {
+  int n = 0;
+  for (const Op& op : g.ops)
+    if (op.kind != OpKind::Input && op.kind != OpKind::Const) ++n;
+  return n;
+}
+
+}  // namespace mirage::ir

@@ -1,0 +1,155 @@
+// The `.mg` printer: one binding per line, constants inline, fresh names for
+// unnamed intermediates, so that the output reads back to the same graph.
+#include "mirage/ir/printer.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+#include <vector>
+
+namespace mirage::ir {
+namespace {
+
+constexpr const char* kGridDimNames[3] = {"x", "y", "z"};
+
+std::string mapText(const DimMap& m) {
+  std::vector<std::string> parts;
+  for (int g = 0; g < 3; ++g)
+    if (m[g] >= 0) parts.push_back(fmt::format("{}:{}", kGridDimNames[g], m[g]));
+  return fmt::format("{{{}}}", fmt::join(parts, ", "));
+}
+
+bool emptyMap(const DimMap& m) { return m[0] < 0 && m[1] < 0 && m[2] < 0; }
+
+class Printer {
+ public:
+  explicit Printer(const Graph& g) : g_(g) {
+    collectNames(g);
+  }
+
+  std::string run() {
+    out_ += fmt::format("graph {} {{\n", g_.name.empty() ? "main" : g_.name);
+    std::vector<std::string> names(g_.values.size());
+    printBody(g_, names, nullptr, "  ");
+    std::vector<std::string> outs;
+    for (ValueId v : g_.outputs) outs.push_back(names[static_cast<size_t>(v)]);
+    out_ += fmt::format("  output {}\n}}\n", fmt::join(outs, ", "));
+    return out_;
+  }
+
+ private:
+  void collectNames(const Graph& g) {
+    for (const Value& v : g.values)
+      if (!v.name.empty()) used_.insert(v.name);
+    for (const Op& op : g.ops)
+      if (op.body) collectNames(*op.body);
+  }
+
+  std::string fresh() {
+    for (;;) {
+      std::string n = fmt::format("t{}", counter_++);
+      if (used_.insert(n).second) return n;
+    }
+  }
+
+  // Prints the ops of g. `names` receives the text of each value; for a body,
+  // `outer` gives the names of the kernel's arguments and results.
+  void printBody(const Graph& g, std::vector<std::string>& names,
+                 const std::pair<std::vector<std::string>, std::vector<std::string>>* outer,
+                 const std::string& indent) {
+    size_t argIndex = 0;
+    for (const Op& op : g.ops) {
+      auto arg = [&](size_t i) { return names[static_cast<size_t>(op.inputs[i])]; };
+      auto bind = [&](ValueId v) {
+        const Value& val = g.value(v);
+        names[static_cast<size_t>(v)] = val.name.empty() ? fresh() : val.name;
+        return names[static_cast<size_t>(v)];
+      };
+      switch (op.kind) {
+        case OpKind::Input: {
+          if (outer) {  // a kernel argument: named as in the enclosing graph
+            names[static_cast<size_t>(op.results[0])] = outer->first.at(argIndex++);
+            break;
+          }
+          std::string n = bind(op.results[0]);
+          out_ += fmt::format("{}{} = input {}{}\n", indent, n, dtypeName(g.dtype),
+                              shapeToString(g.value(op.results[0]).shape));
+          break;
+        }
+        case OpKind::Const: names[static_cast<size_t>(op.results[0])] = op.scalarText; break;
+        case OpKind::Kernel: {
+          std::vector<std::string> args, results;
+          for (size_t i = 0; i < op.inputs.size(); ++i) args.push_back(arg(i));
+          for (ValueId r : op.results) results.push_back(bind(r));
+          const KernelConfig& k = op.config;
+          int rank = k.gridRank;
+          while (rank < 3 && (k.grid[2] > 1 ? 3 : k.grid[1] > 1 ? 2 : 1) > rank) ++rank;
+          std::vector<int64_t> grid(k.grid.begin(), k.grid.begin() + rank);
+          out_ += fmt::format("{}{} = kernel({}) grid=[{}] forloop={}", indent,
+                              fmt::join(results, ", "), fmt::join(args, ", "),
+                              fmt::join(grid, ", "), k.forloop);
+          if (k.block > 0) out_ += fmt::format(" block={}", k.block);
+          out_ += " {\n";
+          std::vector<std::string> bodyNames(op.body->values.size());
+          std::pair<std::vector<std::string>, std::vector<std::string>> io{args, results};
+          printBody(*op.body, bodyNames, &io, indent + "  ");
+          out_ += indent + "}\n";
+          break;
+        }
+        case OpKind::Save: {
+          std::string text = fmt::format("save({}, {}", arg(0),
+                                         outer->second.at(static_cast<size_t>(op.resultIndex)));
+          if (!emptyMap(op.omap)) text += ", omap=" + mapText(op.omap);
+          out_ += fmt::format("{}{})\n", indent, text);
+          break;
+        }
+        default: {
+          std::string call = fmt::format("{}(", opName(op.kind));
+          for (size_t i = 0; i < op.inputs.size(); ++i) call += (i ? ", " : "") + arg(i);
+          switch (op.kind) {
+            case OpKind::ReduceSum:
+            case OpKind::ReduceMean:
+            case OpKind::ReduceMax:
+              call += fmt::format(", dim={}", op.dim);
+              if (op.size != 1) call += fmt::format(", size={}", op.size);
+              break;
+            case OpKind::Transpose: call += fmt::format(", dim0={}, dim1={}", op.dim, op.dim1); break;
+            case OpKind::Tile:
+              if (!emptyMap(op.imap)) call += ", imap=" + mapText(op.imap);
+              if (op.fmap >= 0) call += fmt::format(", fmap={}", op.fmap);
+              break;
+            case OpKind::Accum:
+              if (op.accumOp == AccumOp::Max) call += ", op=max";
+              break;
+            default: break;
+          }
+          call += ")";
+          std::string n = bind(op.results[0]);
+          out_ += fmt::format("{}{} = {}\n", indent, n, call);
+        }
+      }
+    }
+  }
+
+  const Graph& g_;
+  std::set<std::string> used_;
+  int counter_ = 0;
+  std::string out_;
+};
+
+}  // namespace
+
+std::string printGraph(const Graph& g) { return Printer(g).run(); }
+
+std::string formatNumber(double v) {
+  char buf[64];
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof buf, "%.*g", precision, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
+}
+
+}  // namespace mirage::ir
