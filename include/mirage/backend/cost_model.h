@@ -1,0 +1,68 @@
+// The analytical cost model: predicted run time of a program (an ir::Graph at
+// program level) on one architecture, without a GPU. Each program-level
+// operator is one kernel launch (a pre-defined operator is lowered as one
+// kernel, a Kernel op is its grid of blocks running its body). Per kernel the
+// model counts the bytes it moves through device memory and L2, its
+// tensor-core and CUDA-core FLOPs and its shared-memory traffic, estimates
+// occupancy from threads, registers and shared memory, places its blocks in
+// waves over the SMs, and adds memory latency per for-loop iteration and the
+// launch overhead. docs/cost-model.md gives every formula.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "mirage/backend/arch.h"
+#include "mirage/ir/graph.h"
+
+namespace mirage::backend {
+
+struct KernelCost {
+  int op = -1;        // index of the operator in Graph::ops
+  std::string label;  // "kernel" or the pre-defined operator's name
+  // Launch shape.
+  int64_t blocks = 0;
+  int64_t threadsPerBlock = 0;
+  int64_t smemBytesPerBlock = 0;
+  int64_t regsPerThread = 0;
+  int64_t blocksPerSM = 0;  // resident blocks per SM (occupancy)
+  int64_t waves = 0;        // rounds of resident blocks on the busiest SM
+  // Work.
+  double dramBytes = 0;    // unique bytes read + written in device memory
+  double loadBytes = 0;    // bytes all blocks load/store (replicated tiles counted per block)
+  double smemBytes = 0;    // shared-memory reads + writes of all blocks
+  double tensorFlops = 0;  // matmul FLOPs on tensor cores (f16/bf16)
+  double cudaFlops = 0;    // everything else (and f32 matmuls), in FMA-equivalent FLOPs
+  // Time, microseconds. total = launch + max(memory, compute, shared) + latency.
+  double memoryUs = 0;
+  double computeUs = 0;
+  double sharedUs = 0;
+  double latencyUs = 0;
+  double launchUs = 0;
+  double totalUs = 0;
+  std::string bound;  // the largest term: "memory", "compute", "shared", "latency" or "launch"
+};
+
+struct CostEstimate {
+  std::string arch;  // ArchSpec::name
+  double totalUs = 0;
+  std::vector<KernelCost> kernels;  // in launch order
+};
+
+struct CostOptions {
+  // Threads per block assumed when a Kernel leaves `block` open and for
+  // pre-defined operators (the code generator's default).
+  int64_t defaultThreads = 128;
+};
+
+CostEstimate estimateCost(const ir::Graph& program, const ArchSpec& arch,
+                          const CostOptions& options = {});
+
+// The estimate as JSON for --report: {"arch", "predicted_us", "kernels": [{...}]},
+// each kernel with its launch shape, work and time parts.
+nlohmann::json costToJson(const CostEstimate& estimate);
+
+}  // namespace mirage::backend

@@ -1,0 +1,335 @@
+// The analytical cost model; docs/cost-model.md explains every formula and
+// constant used here.
+#include "mirage/backend/cost_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "mirage/ir/check.h"
+
+namespace mirage::backend {
+
+namespace {
+
+using ir::Graph;
+using ir::Op;
+using ir::OpKind;
+
+// CUDA-core cost of one element of an operator, in FLOPs (an FMA counts 2,
+// a special-function instruction about 4: the SFU runs at 1/4 of the FMA rate).
+double flopsPerElement(OpKind k) {
+  switch (k) {
+    case OpKind::Add:
+    case OpKind::Sub:
+    case OpKind::Mul:
+    case OpKind::Square:
+    case OpKind::Relu: return 1;
+    case OpKind::Div: return 4;    // reciprocal (SFU) and a multiply
+    case OpKind::Exp: return 4;    // ex2 (SFU) and a multiply
+    case OpKind::Sqrt:
+    case OpKind::Rsqrt: return 4;
+    case OpKind::Silu: return 9;   // exp, add, divide
+    case OpKind::Gelu: return 20;  // erf polynomial
+    case OpKind::ReduceSum:
+    case OpKind::ReduceMean:
+    case OpKind::ReduceMax: return 1;  // per input element
+    case OpKind::Accum: return 1;
+    default: return 0;
+  }
+}
+
+// Work of one block-level or program-level compute operator on the given
+// value shapes: tensor-core FLOPs, CUDA-core FLOPs, and the elements it
+// reads and writes (for shared-memory traffic).
+struct OpWork {
+  double tensorFlops = 0;
+  double cudaFlops = 0;
+  double elementsIn = 0;
+  double elementsOut = 0;
+};
+
+OpWork opWork(const Graph& g, const Op& op, bool tensorCores) {
+  OpWork w;
+  if (op.results.empty()) return w;
+  const ir::Shape& out = g.value(op.results[0]).shape;
+  w.elementsOut = static_cast<double>(ir::numElements(out));
+  for (ir::ValueId in : op.inputs)
+    if (g.producer(in).kind != OpKind::Const)
+      w.elementsIn += static_cast<double>(ir::numElements(g.value(in).shape));
+  if (op.kind == OpKind::Matmul) {
+    const ir::Shape& a = g.value(op.inputs[0]).shape;
+    double k = static_cast<double>(a.back());
+    double flops = 2.0 * w.elementsOut * k;
+    (tensorCores ? w.tensorFlops : w.cudaFlops) = flops;
+  } else if (ir::isReduction(op.kind)) {
+    w.cudaFlops = w.elementsIn * flopsPerElement(op.kind);
+  } else {
+    w.cudaFlops = w.elementsOut * flopsPerElement(op.kind);
+  }
+  return w;
+}
+
+// What one kernel launch does, before it is turned into time.
+struct LaunchWork {
+  std::string label;
+  int64_t blocks = 1;
+  int64_t threads = 128;
+  int64_t smemPerBlock = 0;
+  int64_t regsPerThread = 64;
+  int64_t iterations = 1;     // dependent memory round trips per block (for-loop)
+  double dramBytes = 0;       // device memory, whole kernel
+  double blockLoadBytes = 0;  // loads + stores of one block
+  double blockSmemBytes = 0;
+  double blockTensorFlops = 0;
+  double blockCudaFlops = 0;
+};
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// A pre-defined operator, lowered by the generator as one kernel; the launch
+// shape assumed here is docs/cost-model.md's "pre-defined operators".
+LaunchWork predefinedWork(const Graph& g, const Op& op, int64_t threads) {
+  LaunchWork w;
+  w.label = std::string(ir::opName(op.kind));
+  w.threads = threads;
+  const int bytes = ir::dtypeBytes(g.dtype);
+  const bool tensor = g.dtype != ir::DType::F32;
+  OpWork work = opWork(g, op, tensor);
+  const ir::Shape& out = g.value(op.results[0]).shape;
+  const int64_t outElems = ir::numElements(out);
+  double inBytes = 0;
+  for (ir::ValueId in : op.inputs)
+    if (g.producer(in).kind != OpKind::Const)
+      inBytes += static_cast<double>(ir::numElements(g.value(in).shape)) * bytes;
+  w.dramBytes = inBytes + static_cast<double>(outElems) * bytes;
+
+  if (op.kind == OpKind::Matmul) {
+    // 64x64 output tiles, K in steps of 32 through double-buffered shared memory.
+    const ir::Shape& a = g.value(op.inputs[0]).shape;
+    const int64_t m = out[out.size() - 2], n = out.back(), k = a.back();
+    const int64_t batch = outElems / (m * n);
+    const int64_t tm = std::min<int64_t>(64, m), tn = std::min<int64_t>(64, n);
+    w.blocks = batch * ceilDiv(m, 64) * ceilDiv(n, 64);
+    w.iterations = ceilDiv(k, 32);
+    w.smemPerBlock = 2 * (tm * 32 + 32 * tn) * bytes;
+    w.regsPerThread = 128;
+    double blockIn = static_cast<double>((tm + tn) * k) * bytes;
+    double blockOut = static_cast<double>(tm * tn) * bytes;
+    w.blockLoadBytes = blockIn + blockOut;
+    w.blockSmemBytes = 2 * blockIn;  // each staged element written once, read once
+  } else if (ir::isReduction(op.kind)) {
+    // One warp per output element.
+    const int64_t warps = std::max<int64_t>(1, threads / 32);
+    w.blocks = std::max<int64_t>(1, ceilDiv(outElems, warps));
+    w.smemPerBlock = 0;
+    w.blockLoadBytes = w.dramBytes / static_cast<double>(w.blocks);
+  } else {
+    // Element-wise and transpose: 8 elements (one 128-bit f16 vector) per thread.
+    w.blocks = std::max<int64_t>(1, ceilDiv(outElems, threads * 8));
+    if (op.kind == OpKind::Transpose) {
+      w.smemPerBlock = threads * 8 * bytes;
+      w.blockSmemBytes = 2.0 * static_cast<double>(w.smemPerBlock);
+    }
+    w.blockLoadBytes = w.dramBytes / static_cast<double>(w.blocks);
+  }
+  w.blockTensorFlops = work.tensorFlops / static_cast<double>(w.blocks);
+  w.blockCudaFlops = work.cudaFlops / static_cast<double>(w.blocks);
+  return w;
+}
+
+// A custom kernel: its grid, its body per iteration and after the loop.
+LaunchWork kernelWork(const Graph& g, const Op& op, const ArchSpec& arch, int64_t defaultThreads) {
+  LaunchWork w;
+  w.label = "kernel";
+  const ir::KernelConfig& cfg = op.config;
+  const Graph& body = *op.body;
+  const int bytes = ir::dtypeBytes(g.dtype);
+  const bool tensor = g.dtype != ir::DType::F32;
+  const double forloop = static_cast<double>(cfg.forloop);
+  w.blocks = cfg.grid[0] * cfg.grid[1] * cfg.grid[2];
+  w.threads = cfg.block > 0 ? cfg.block : defaultThreads;
+  w.iterations = cfg.forloop;
+  const double blocks = static_cast<double>(w.blocks);
+
+  // Loads: per argument, bytes all blocks load, to split unique device-memory
+  // reads from re-reads that L2 serves.
+  std::vector<double> argLoaded(body.inputs.size(), 0);
+  int64_t smem = 0;
+  double accumRegisterFloats = 0;
+  bool hasMatmul = false;
+  for (const Op& b : body.ops) {
+    if (b.kind == OpKind::Input || b.kind == OpKind::Const) continue;
+    if (b.kind == OpKind::Tile) {
+      const double tileBytes =
+          static_cast<double>(ir::numElements(body.value(b.results[0]).shape)) * bytes;
+      const double perBlock = b.fmap >= 0 ? tileBytes * forloop : tileBytes;
+      w.blockLoadBytes += perBlock;
+      w.blockSmemBytes += perBlock;  // written into shared memory once
+      // Loop-split tiles are double-buffered across iterations.
+      smem += static_cast<int64_t>(tileBytes) * (b.fmap >= 0 && cfg.forloop > 1 ? 2 : 1);
+      auto arg = std::find(body.inputs.begin(), body.inputs.end(), b.inputs[0]);
+      if (arg != body.inputs.end())
+        argLoaded[static_cast<size_t>(arg - body.inputs.begin())] += perBlock * blocks;
+      continue;
+    }
+    if (b.kind == OpKind::Save) {
+      const double saveBytes =
+          static_cast<double>(ir::numElements(body.value(b.inputs[0]).shape)) * bytes;
+      w.blockLoadBytes += saveBytes;
+      w.dramBytes += saveBytes * blocks;  // no two blocks write the same element
+      continue;
+    }
+    const bool afterLoop = ir::isAfterLoop(body, b.results[0]);
+    const double times = afterLoop ? 1.0 : forloop;
+    OpWork work = opWork(body, b, tensor);
+    w.blockTensorFlops += work.tensorFlops * times;
+    w.blockCudaFlops += work.cudaFlops * times;
+    const double outElems = work.elementsOut;
+    if (b.kind == OpKind::Accum) {
+      // f32 accumulators live in registers while they fit, else in shared memory.
+      accumRegisterFloats += outElems;
+      w.blockCudaFlops += outElems * times;
+      continue;
+    }
+    hasMatmul = hasMatmul || b.kind == OpKind::Matmul;
+    // Operands read from shared memory, result written back (an upper bound:
+    // fused element-wise chains stay in registers).
+    w.blockSmemBytes += (work.elementsIn + outElems) * bytes * times;
+    smem += static_cast<int64_t>(outElems) * bytes;
+  }
+  const double accumPerThread = accumRegisterFloats / static_cast<double>(w.threads);
+  if (accumPerThread > 128) {
+    smem += static_cast<int64_t>(accumRegisterFloats) * 4;
+    w.regsPerThread = 64 + (hasMatmul ? 32 : 0);
+  } else {
+    w.regsPerThread = 40 + static_cast<int64_t>(std::ceil(accumPerThread)) + (hasMatmul ? 32 : 0);
+  }
+  w.regsPerThread = std::min<int64_t>(w.regsPerThread, arch.maxRegsPerThread);
+  // The generator reuses dead tiles; what does not fit is its to reject.
+  w.smemPerBlock = std::min<int64_t>(smem, arch.smemBytesPerBlock);
+
+  // Unique reads, plus re-reads that miss L2 once an argument outgrows half of it.
+  const double halfL2 = static_cast<double>(arch.l2Bytes) / 2;
+  for (size_t i = 0; i < body.inputs.size() && i < op.inputs.size(); ++i) {
+    if (argLoaded[i] == 0) continue;
+    const double full =
+        static_cast<double>(ir::numElements(g.value(op.inputs[i]).shape)) * bytes;
+    const double spill = std::clamp((full - halfL2) / halfL2, 0.0, 1.0);
+    w.dramBytes += full + std::max(0.0, argLoaded[i] - full) * spill;
+  }
+  return w;
+}
+
+KernelCost toCost(int opIndex, const LaunchWork& w, const ArchSpec& arch) {
+  KernelCost c;
+  c.op = opIndex;
+  c.label = w.label;
+  c.blocks = w.blocks;
+  c.threadsPerBlock = w.threads;
+  c.smemBytesPerBlock = w.smemPerBlock;
+  c.regsPerThread = w.regsPerThread;
+
+  // Occupancy: the tightest of the per-SM limits, at least one block.
+  int64_t perSM = arch.maxBlocksPerSM;
+  perSM = std::min<int64_t>(perSM, arch.maxThreadsPerSM / std::max<int64_t>(1, w.threads));
+  if (w.smemPerBlock > 0) perSM = std::min<int64_t>(perSM, arch.smemBytesPerSM / w.smemPerBlock);
+  perSM = std::min<int64_t>(perSM, arch.regsPerSM / std::max<int64_t>(1, w.regsPerThread * w.threads));
+  c.blocksPerSM = std::max<int64_t>(1, perSM);
+
+  // Blocks on the busiest SM, and the rounds ("waves") they run in.
+  const int64_t busiest = ceilDiv(w.blocks, arch.numSMs);
+  c.waves = ceilDiv(busiest, c.blocksPerSM);
+  const int64_t resident = std::min(c.blocksPerSM, busiest);
+  const double warps = static_cast<double>(resident * ceilDiv(w.threads, 32));
+  // Enough warps in flight hide latency: 8 warps per SM for loads and
+  // CUDA-core math, 4 (one per scheduler) for tensor cores.
+  const double busyMem = std::min(1.0, warps / 8);
+  const double busyTensor = std::min(1.0, warps / 4);
+  const double sms = arch.numSMs;
+  const double b = static_cast<double>(busiest);
+
+  c.dramBytes = w.dramBytes;
+  c.loadBytes = w.blockLoadBytes * static_cast<double>(w.blocks);
+  c.smemBytes = w.blockSmemBytes * static_cast<double>(w.blocks);
+  c.tensorFlops = w.blockTensorFlops * static_cast<double>(w.blocks);
+  c.cudaFlops = w.blockCudaFlops * static_cast<double>(w.blocks);
+
+  // GB/s and TFLOP/s into bytes and FLOPs per microsecond.
+  const double dramRate = arch.dramBandwidthGBs * 1e3;
+  const double l2Rate = arch.l2BandwidthGBs * 1e3;
+  const double l2PerSM = l2Rate / sms;
+  const double tensorPerSM = arch.tensorTflops * arch.mmaSyncFraction * 1e6 / sms;
+  const double cudaPerSM = arch.fp32Tflops * 1e6 / sms;
+  const double smemPerSM = arch.smemBandwidthGBsPerSM() * 1e3;
+
+  c.memoryUs = std::max({c.dramBytes / dramRate, c.loadBytes / l2Rate,
+                         b * w.blockLoadBytes / (l2PerSM * busyMem)});
+  c.computeUs = b * w.blockTensorFlops / (tensorPerSM * busyTensor) +
+                b * w.blockCudaFlops / (cudaPerSM * busyMem);
+  c.sharedUs = b * w.blockSmemBytes / (smemPerSM * busyMem);
+  // Each round of blocks pays a dependent round trip to memory per loop
+  // iteration, plus one for the final store.
+  c.latencyUs = static_cast<double>(c.waves) * static_cast<double>(w.iterations + 1) * arch.memLatencyUs;
+  c.launchUs = arch.launchOverheadUs;
+
+  struct Part {
+    const char* name;
+    double us;
+  };
+  Part parts[] = {{"memory", c.memoryUs}, {"compute", c.computeUs}, {"shared", c.sharedUs},
+                  {"latency", c.latencyUs}};
+  const Part* worst = std::max_element(std::begin(parts), std::end(parts),
+                                       [](const Part& x, const Part& y) { return x.us < y.us; });
+  c.totalUs = c.launchUs + worst->us;
+  c.bound = worst->us >= c.launchUs ? worst->name : "launch";
+  return c;
+}
+
+}  // namespace
+
+CostEstimate estimateCost(const ir::Graph& program, const ArchSpec& arch,
+                          const CostOptions& options) {
+  CostEstimate e;
+  e.arch = arch.name;
+  for (size_t i = 0; i < program.ops.size(); ++i) {
+    const Op& op = program.ops[i];
+    if (op.kind == OpKind::Input || op.kind == OpKind::Const) continue;
+    LaunchWork w = op.kind == OpKind::Kernel
+                       ? kernelWork(program, op, arch, options.defaultThreads)
+                       : predefinedWork(program, op, options.defaultThreads);
+    e.kernels.push_back(toCost(static_cast<int>(i), w, arch));
+    e.totalUs += e.kernels.back().totalUs;
+  }
+  return e;
+}
+
+nlohmann::json costToJson(const CostEstimate& estimate) {
+  nlohmann::json kernels = nlohmann::json::array();
+  for (const KernelCost& k : estimate.kernels) {
+    kernels.push_back({
+        {"op", k.op},
+        {"label", k.label},
+        {"blocks", k.blocks},
+        {"threads_per_block", k.threadsPerBlock},
+        {"smem_bytes_per_block", k.smemBytesPerBlock},
+        {"regs_per_thread", k.regsPerThread},
+        {"blocks_per_sm", k.blocksPerSM},
+        {"waves", k.waves},
+        {"dram_bytes", k.dramBytes},
+        {"load_bytes", k.loadBytes},
+        {"smem_bytes", k.smemBytes},
+        {"tensor_flops", k.tensorFlops},
+        {"cuda_flops", k.cudaFlops},
+        {"memory_us", k.memoryUs},
+        {"compute_us", k.computeUs},
+        {"shared_us", k.sharedUs},
+        {"latency_us", k.latencyUs},
+        {"launch_us", k.launchUs},
+        {"total_us", k.totalUs},
+        {"bound", k.bound},
+    });
+  }
+  return {{"arch", estimate.arch}, {"predicted_us", estimate.totalUs}, {"kernels", kernels}};
+}
+
+}  // namespace mirage::backend
