@@ -59,6 +59,14 @@ std::string_view opName(OpKind k) {
   return "?";
 }
 
+std::optional<OpKind> opKindFromName(std::string_view name) {
+  for (int k = static_cast<int>(OpKind::Matmul); k <= static_cast<int>(OpKind::Save); ++k) {
+    auto kind = static_cast<OpKind>(k);
+    if (kind != OpKind::Kernel && opName(kind) == name) return kind;
+  }
+  return std::nullopt;
+}
+
 bool isElementwiseUnary(OpKind k) {
   switch (k) {
     case OpKind::Exp:

@@ -66,6 +66,10 @@ enum class OpKind {
   Save,   // input: the saved tile; resultIndex, omap; no results
 };
 std::string_view opName(OpKind k);  // the `.mg` spelling: "matmul", "reduce_sum", ...
+// Inverse of opName for the operators a program may call by name (the
+// pre-defined operators and tile/accum/save); nullopt for anything else,
+// "input", "const" and "kernel" included.
+std::optional<OpKind> opKindFromName(std::string_view name);
 bool isElementwiseUnary(OpKind k);  // exp square sqrt rsqrt silu gelu relu
 bool isElementwiseBinary(OpKind k);  // add sub mul div
 bool isReduction(OpKind k);          // reduce_sum reduce_mean reduce_max

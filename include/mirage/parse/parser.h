@@ -3,6 +3,8 @@
 // of ir/check.h (so every legality rule is reported at its source position),
 // and the diagnostics engine that prints `FILE:LINE:COL: error: …` with the
 // source line and a caret. Shorthands (rms_norm, softmax) are expanded here.
+// The language is ../shared/spec/mg-language.md; docs/language.md is the
+// user's guide and lists the choices the contract leaves open.
 #pragma once
 
 #include <iosfwd>
@@ -31,9 +33,13 @@ class Diagnostics {
   void warning(ir::SourceLoc loc, std::string message);
   int errorCount() const;
   const std::vector<Diagnostic>& all() const { return diags_; }
-  // "FILE:LINE:COL: error: MESSAGE\n  <source line>\n  ^\n" for each.
+  const std::string& filename() const { return filename_; }
+  // "FILE:LINE:COL: error: MESSAGE\n<source line>\n    ^\n" for each, in
+  // source order.
   void print(std::ostream& os) const;
   std::string str() const;
+  // One diagnostic in that form.
+  std::string render(const Diagnostic& d) const;
 
  private:
   std::string filename_;
@@ -41,12 +47,29 @@ class Diagnostics {
   std::vector<Diagnostic> diags_;
 };
 
+// Parsing stops after this many errors (binary garbage would otherwise give
+// one per byte).
+inline constexpr int kMaxErrors = 50;
+// Calls nest at most this deep; deeper nesting is an error, not a stack
+// overflow.
+inline constexpr int kMaxNesting = 200;
+
 // Parses one `graph` program. Returns nullopt when any error was reported.
 std::optional<ir::Graph> parseProgram(std::string_view source, Diagnostics& diags);
 
-// Reads and parses a file; I/O errors are reported as diagnostics too.
-// Convenience for tools: prints diagnostics to `err` and returns nullopt on
-// error (warnings are printed as well).
+// Parses `source` as if read from `filename`, prints every diagnostic
+// (warnings too) to `err` and returns nullopt on error.
+std::optional<ir::Graph> parseString(std::string_view source, const std::string& filename,
+                                     std::ostream& err);
+
+// Reads and parses a file ("-" reads standard input); I/O errors are reported
+// as diagnostics too. Convenience for tools: prints diagnostics to `err` and
+// returns nullopt on error (warnings are printed as well).
 std::optional<ir::Graph> parseFile(const std::string& path, std::ostream& err);
+
+// True for the words that cannot name a tensor: the keywords (graph, input,
+// output, kernel) and every operator name, shorthands and tile/accum/save
+// included.
+bool isReservedWord(std::string_view word);
 
 }  // namespace mirage::parse
