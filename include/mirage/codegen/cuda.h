@@ -3,14 +3,15 @@
 // header comment, one __global__ function per kernel launch (a pre-defined
 // operator is lowered as the custom kernel that computes it), device helpers
 // emitted inline, and the C-linkage entry points mirage_NAME and
-// mirage_NAME_workspace_bytes.
+// mirage_NAME_workspace_bytes. It also runs such a file without a GPU
+// (codegen/host_runner.h): compiled for the host against an emulation shim.
 //
-// This header is the API the driver calls; its implementation owner may
-// extend it.
+// This header is the API the driver calls.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "mirage/ir/graph.h"
 
@@ -19,6 +20,19 @@ namespace mirage::codegen {
 struct Options {
   int smArch = 90;               // target compute capability (80, 86, 89, 90, ...)
   std::string sourceName;        // the input file, for the header comment
+  // Tensor cores, 128-bit / cp.async loads, warp-shuffle reductions and
+  // register accumulators where shapes allow; false forces the simple path
+  // for every construct (tests compare the two).
+  bool fastPaths = true;
+  int defaultThreads = 128;      // threads per block where the μGraph leaves it open
+};
+
+struct KernelSummary {
+  std::string function;          // the __global__ function's name
+  int64_t grid[3] = {1, 1, 1};
+  int threads = 0;
+  int64_t sharedBytes = 0;       // dynamic shared memory per block
+  std::vector<std::string> fastPaths;  // which fast paths its code uses
 };
 
 struct Result {
@@ -26,6 +40,8 @@ struct Result {
   std::string error;           // why the μGraph cannot be lowered (e.g. shared memory)
   std::string source;          // the .cu text
   int64_t workspaceBytes = 0;  // what mirage_NAME_workspace_bytes returns
+  std::string entryName;       // "mirage_NAME"
+  std::vector<KernelSummary> kernels;  // one per launch, in launch order
 };
 
 Result generateCuda(const ir::Graph& program, const Options& options);

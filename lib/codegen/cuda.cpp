@@ -1,0 +1,191 @@
+// Assembles the .cu file: header comment, device helpers, one __global__
+// function per launch, and the C-linkage entry points that launch them in
+// program order with intermediates placed in the caller's workspace.
+#include "mirage/codegen/cuda.h"
+
+#include <fmt/format.h>
+
+#include <sstream>
+
+#include "device_helpers.h"
+#include "kernel_emitter.h"
+#include "lower.h"
+#include "mirage/ir/printer.h"
+
+#ifndef MIRAGE_VERSION
+#define MIRAGE_VERSION "unknown"
+#endif
+
+namespace mirage::codegen {
+namespace {
+
+constexpr int64_t kWorkspaceAlign = 256;
+
+std::string elemType(ir::DType t) {
+  switch (t) {
+    case ir::DType::F16: return "__half";
+    case ir::DType::BF16: return "__nv_bfloat16";
+    case ir::DType::F32: return "float";
+  }
+  return "float";
+}
+
+std::string commentLines(const std::string& text, const std::string& indent) {
+  std::istringstream in(text);
+  std::string line, out;
+  while (std::getline(in, line)) out += "//" + indent + line + "\n";
+  return out;
+}
+
+std::string tensorLine(const ir::Graph& g, ir::ValueId v) {
+  return fmt::format("{} {}{}", g.value(v).name, ir::dtypeName(g.dtype), ir::shapeToString(g.value(v).shape));
+}
+
+}  // namespace
+
+Result generateCuda(const ir::Graph& program, const Options& options) {
+  Result res;
+  std::string name = program.name.empty() ? "main" : program.name;
+  res.entryName = "mirage_" + name;
+  ir::Graph lowered;
+  if (std::string e = lowerToKernels(program, lowered); !e.empty()) {
+    res.error = e;
+    return res;
+  }
+  const std::string type = elemType(program.dtype);
+  EmitOptions eo;
+  eo.smArch = options.smArch;
+  eo.fastPaths = options.fastPaths;
+  eo.defaultThreads = options.defaultThreads;
+
+  // Where every program-level tensor lives: an input, an output, or the
+  // workspace. The first output slot of a kernel result is written in place;
+  // outputs that are inputs or repeat a value are copied at the end.
+  std::vector<std::string> var(lowered.values.size());
+  std::string pointers, copies;
+  for (size_t i = 0; i < lowered.inputs.size(); ++i) {
+    ir::ValueId v = lowered.inputs[i];
+    var[static_cast<size_t>(v)] = fmt::format("in{}", i);
+    pointers += fmt::format("  const {0}* in{1} = static_cast<const {0}*>(inputs[{1}]);  // {2}\n", type, i,
+                            tensorLine(lowered, v));
+  }
+  std::vector<bool> inPlace(lowered.values.size(), false);
+  for (size_t j = 0; j < lowered.outputs.size(); ++j) {
+    ir::ValueId v = lowered.outputs[j];
+    pointers += fmt::format("  {0}* out{1} = static_cast<{0}*>(outputs[{1}]);  // {2}\n", type, j,
+                            tensorLine(lowered, v));
+    bool fromKernel = lowered.producer(v).kind == ir::OpKind::Kernel;
+    if (fromKernel && !inPlace[static_cast<size_t>(v)]) {
+      inPlace[static_cast<size_t>(v)] = true;
+      var[static_cast<size_t>(v)] = fmt::format("out{}", j);
+    } else {
+      copies += fmt::format(
+          "  err = cudaMemcpyAsync(out{}, {}, {}, cudaMemcpyDeviceToDevice, stream);\n"
+          "  if (err != cudaSuccess) return static_cast<int>(err);\n",
+          j, "@" + std::to_string(v) + "@",
+          ir::numElements(lowered.value(v).shape) * ir::dtypeBytes(program.dtype));
+    }
+  }
+  int64_t workspace = 0;
+  std::string kernels, launches;
+  int index = 0;
+  for (const ir::Op& op : lowered.ops) {
+    if (op.kind != ir::OpKind::Kernel) continue;
+    std::string fname = fmt::format("{}_k{}", res.entryName, index);
+    KernelCode kc = emitKernel(op, program.dtype, fname, eo);
+    if (!kc.error.empty()) {
+      res.error = fmt::format("kernel {}: {}", index, kc.error);
+      return res;
+    }
+    for (ir::ValueId r : op.results) {
+      if (!var[static_cast<size_t>(r)].empty()) continue;
+      var[static_cast<size_t>(r)] = fmt::format("ws{}", r);
+      pointers += fmt::format("  {0}* ws{1} = reinterpret_cast<{0}*>(static_cast<unsigned char*>(workspace) + {2});  // {3}\n",
+                              type, r, workspace, tensorLine(lowered, r));
+      workspace += (ir::numElements(lowered.value(r).shape) * ir::dtypeBytes(program.dtype) + kWorkspaceAlign - 1) /
+                   kWorkspaceAlign * kWorkspaceAlign;
+    }
+    // The μGraph node this launch implements, as .mg text.
+    ir::Graph one;
+    one.name = fmt::format("launch{}", index);
+    one.dtype = program.dtype;
+    std::string header = fmt::format("// launch {}: {} = kernel(...) grid=[{}, {}, {}] forloop={} block={}\n", index,
+                                     [&] {
+                                       std::vector<std::string> n;
+                                       for (ir::ValueId r : op.results) n.push_back(lowered.value(r).name);
+                                       return fmt::format("{}", fmt::join(n, ", "));
+                                     }(),
+                                     op.config.grid[0], op.config.grid[1], op.config.grid[2], op.config.forloop,
+                                     kc.threads);
+    header += fmt::format("//   shared memory {} bytes{}\n", kc.sharedBytes,
+                          kc.fastPathsUsed.empty() ? std::string()
+                                                   : fmt::format("; fast paths: {}", fmt::join(kc.fastPathsUsed, ", ")));
+    kernels += "\n" + header + kc.source;
+    std::vector<std::string> args;
+    for (ir::ValueId in : op.inputs) args.push_back("@" + std::to_string(in) + "@");
+    for (ir::ValueId r : op.results) args.push_back("@" + std::to_string(r) + "@");
+    launches += fmt::format("  // launch {}\n", index);
+    if (kc.sharedBytes > 48 * 1024)
+      launches += fmt::format(
+          "  err = cudaFuncSetAttribute({}, cudaFuncAttributeMaxDynamicSharedMemorySize, {});\n"
+          "  if (err != cudaSuccess) return static_cast<int>(err);\n",
+          fname, kc.sharedBytes);
+    launches += fmt::format(
+        "  MG_LAUNCH({}, dim3({}, {}, {}), dim3({}), {}, stream, {});\n"
+        "  err = cudaGetLastError();\n  if (err != cudaSuccess) return static_cast<int>(err);\n",
+        fname, kc.grid[0], kc.grid[1], kc.grid[2], kc.threads, kc.sharedBytes, fmt::join(args, ", "));
+    KernelSummary ks;
+    ks.function = fname;
+    for (int g = 0; g < 3; ++g) ks.grid[g] = kc.grid[static_cast<size_t>(g)];
+    ks.threads = kc.threads;
+    ks.sharedBytes = kc.sharedBytes;
+    ks.fastPaths = kc.fastPathsUsed;
+    res.kernels.push_back(ks);
+    ++index;
+  }
+  // Resolve the @id@ placeholders to the pointer variables.
+  auto resolve = [&](std::string s) {
+    for (size_t pos; (pos = s.find('@')) != std::string::npos;) {
+      size_t end = s.find('@', pos + 1);
+      size_t id = std::stoul(s.substr(pos + 1, end - pos - 1));
+      s.replace(pos, end - pos + 1, var[id]);
+    }
+    return s;
+  };
+  launches = resolve(launches);
+  copies = resolve(copies);
+
+  std::string src;
+  src += fmt::format("// Generated by mirage-opt {} from {}. Do not edit.\n", MIRAGE_VERSION,
+                     options.sourceName.empty() ? std::string("<memory>") : options.sourceName);
+  src += fmt::format("// Program: {} ({} launch{}, target sm_{})\n", name, index, index == 1 ? "" : "es",
+                     options.smArch);
+  src += "// Inputs:\n";
+  for (ir::ValueId v : program.inputs) src += "//   " + tensorLine(program, v) + "\n";
+  src += "// Outputs:\n";
+  for (ir::ValueId v : program.outputs) src += "//   " + tensorLine(program, v) + "\n";
+  src += fmt::format("// Workspace: {} bytes\n", workspace);
+  src += "// μGraph:\n" + commentLines(ir::printGraph(program), "   ");
+  src += "//\n// Entry points (pointers are device pointers, 16-byte aligned):\n";
+  src += fmt::format("//   size_t {}_workspace_bytes(void);\n", res.entryName);
+  src += fmt::format("//   int {}(const void* const* inputs, void* const* outputs, void* workspace,\n", res.entryName);
+  src += fmt::format("//   {:{}}cudaStream_t stream);\n", "", res.entryName.size() + 1);
+  src += devicePreamble();
+  src += kernels;
+  src += "\n#if !defined(__CUDACC_RTC__)\n";
+  src += fmt::format("extern \"C\" size_t {}_workspace_bytes(void) {{ return {}; }}\n\n", res.entryName, workspace);
+  src += fmt::format(
+      "extern \"C\" int {}(const void* const* inputs, void* const* outputs, void* workspace,\n"
+      "                 cudaStream_t stream) {{\n",
+      res.entryName);
+  src += pointers;
+  src += "  (void)inputs;\n  (void)workspace;\n  cudaError_t err = cudaSuccess;\n";
+  src += launches + copies;
+  src += "  return static_cast<int>(err);\n}\n#endif  // !__CUDACC_RTC__\n";
+  res.source = src;
+  res.workspaceBytes = workspace;
+  res.ok = true;
+  return res;
+}
+
+}  // namespace mirage::codegen

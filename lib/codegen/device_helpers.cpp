@@ -1,0 +1,91 @@
+// The device helpers emitted into every generated file. Kept as one raw
+// string so that what the file contains is visible in one place.
+#include "device_helpers.h"
+
+namespace mirage::codegen {
+
+const std::string& devicePreamble() {
+  static const std::string text = R"CUDA(
+#if defined(MIRAGE_HOST_SHIM)
+// Built for the host: blocks and threads are emulated by the shim.
+#include "mirage_host_shim.h"
+#else
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#if !defined(__CUDACC_RTC__)
+#include <cuda_runtime.h>
+#include <stddef.h>
+#endif
+#define MG_DYNAMIC_SMEM(name) extern __shared__ __align__(16) unsigned char name[]
+#define MG_LAUNCH(kernel, grid, block, smem, stream, ...) \
+  kernel<<<grid, block, smem, stream>>>(__VA_ARGS__)
+
+// D = A * B + D on tensor cores: one m16n8k16 tile per warp, f32 accumulate.
+__device__ __forceinline__ void mg_mma_m16n8k16_f16(float* d, const unsigned* a, const unsigned* b) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+      "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+__device__ __forceinline__ void mg_mma_m16n8k16_bf16(float* d, const unsigned* a, const unsigned* b) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+      "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+// 16-byte copy from device memory into shared memory: cp.async on sm_80+
+// (completed by mg_copy16_wait), a 128-bit load and store before.
+__device__ __forceinline__ void mg_copy16(void* smem, const void* gmem) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem));
+#else
+  *reinterpret_cast<uint4*>(smem) = *reinterpret_cast<const uint4*>(gmem);
+#endif
+}
+__device__ __forceinline__ void mg_copy16_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_all;\n" ::);
+#endif
+}
+#endif  // MIRAGE_HOST_SHIM
+
+__device__ __forceinline__ float mg_f32(__half x) { return __half2float(x); }
+__device__ __forceinline__ float mg_f32(__nv_bfloat16 x) { return __bfloat162float(x); }
+__device__ __forceinline__ float mg_f32(float x) { return x; }
+__device__ __forceinline__ void mg_store(__half* p, float v) { *p = __float2half_rn(v); }
+__device__ __forceinline__ void mg_store(__nv_bfloat16* p, float v) { *p = __float2bfloat16_rn(v); }
+__device__ __forceinline__ void mg_store(float* p, float v) { *p = v; }
+__device__ __forceinline__ float mg_neg_inf() { return __int_as_float(0xff800000); }
+__device__ __forceinline__ float mg_pos_inf() { return __int_as_float(0x7f800000); }
+__device__ __forceinline__ float mg_nan() { return __int_as_float(0x7fc00000); }
+// Two 16-bit values as one 32-bit fragment register, the first in the low half.
+__device__ __forceinline__ unsigned mg_pack2(unsigned short lo, unsigned short hi) {
+  return static_cast<unsigned>(lo) | (static_cast<unsigned>(hi) << 16);
+}
+
+__device__ __forceinline__ float mg_exp(float x) { return expf(x); }
+__device__ __forceinline__ float mg_square(float x) { return x * x; }
+__device__ __forceinline__ float mg_sqrt(float x) { return sqrtf(x); }
+__device__ __forceinline__ float mg_rsqrt(float x) { return rsqrtf(x); }
+__device__ __forceinline__ float mg_silu(float x) { return x / (1.0f + expf(-x)); }
+__device__ __forceinline__ float mg_gelu(float x) { return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f)); }
+__device__ __forceinline__ float mg_relu(float x) { return fmaxf(x, 0.0f); }
+
+// Butterfly reductions over the 32 lanes of a warp; every lane gets the result.
+__device__ __forceinline__ float mg_warp_sum(float v) {
+  for (int m = 16; m > 0; m >>= 1) v += __shfl_xor_sync(0xffffffffu, v, m);
+  return v;
+}
+__device__ __forceinline__ float mg_warp_max(float v) {
+  for (int m = 16; m > 0; m >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, m));
+  return v;
+}
+)CUDA";
+  return text;
+}
+
+}  // namespace mirage::codegen

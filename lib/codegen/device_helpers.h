@@ -1,0 +1,15 @@
+// Text blocks that every generated .cu file carries: the includes, the
+// device helpers the kernels call (conversions, element-wise functions, warp
+// reductions, tensor-core and cp.async wrappers) and the launch macros. The
+// inline-asm helpers are guarded by MIRAGE_HOST_SHIM so that the same file
+// also builds for the host against the shim of host_shim.h.
+#pragma once
+
+#include <string>
+
+namespace mirage::codegen {
+
+// The preamble of a generated file: includes, macros and device helpers.
+const std::string& devicePreamble();
+
+}  // namespace mirage::codegen

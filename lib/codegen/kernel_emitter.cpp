@@ -1,0 +1,850 @@
+// One custom kernel → one __global__ function.
+//
+// Every body value gets a home:
+//  - a tile, and any value a matmul reads or that has several consumers, is
+//    materialized in shared memory (the program dtype when a matmul reads it,
+//    else f32);
+//  - an element-wise operator or transpose with one consumer is an inline
+//    expression, fused into the pass of its consumer;
+//  - an accumulator lives in shared memory as f32, or, when it sums a
+//    tensor-core matmul, in the mma fragments of each warp across the loop;
+//  - a matmul or reduction whose only consumer is an accumulator writes into
+//    the accumulator directly.
+// Statements are emitted in order: accumulator initialisation, the for-loop
+// body (operators that depend on no accumulator), then the operators after
+// the loop. Every statement is a loop of all threads over the elements it
+// writes, followed by __syncthreads(); simple and clearly race-free.
+#include "kernel_emitter.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "mirage/ir/check.h"
+#include "mirage/ir/printer.h"
+
+namespace mirage::codegen {
+namespace {
+
+using ir::OpKind;
+using ir::Shape;
+using ir::ValueId;
+
+enum class Home {
+  Argument,        // a body input: a kernel argument in device memory
+  Constant,        // a scalar literal
+  Inline,          // an expression evaluated by its consumer
+  Shared,          // a tile in shared memory
+  IntoAccum,       // written straight into its (only) consumer, an accumulator
+  AccumAlias,      // an accumulator of a one-iteration loop: its input itself
+  None,            // save: no value
+};
+
+struct ValueInfo {
+  Home home = Home::None;
+  bool f32 = false;             // shared storage is f32 (else the program dtype)
+  std::vector<int64_t> strides; // shared-memory strides, in elements
+  int64_t bytes = 0;
+  int64_t offset = -1;
+  std::string var;              // C name of the shared buffer
+  bool mma = false;             // matmul: tensor-core path
+  bool registerAccum = false;   // accum: held in mma fragments across the loop
+  int64_t tilesPerWarp = 0;     // registerAccum: fragments per warp
+  int def = -1, last = -1;      // statement positions (lifetime)
+};
+
+std::string sanitize(const std::string& name) {
+  std::string out;
+  for (char c : name) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return out;
+}
+
+std::string elemType(ir::DType t) {
+  switch (t) {
+    case ir::DType::F16: return "__half";
+    case ir::DType::BF16: return "__nv_bfloat16";
+    case ir::DType::F32: return "float";
+  }
+  return "float";
+}
+
+std::string floatLiteral(double v) {
+  if (std::isinf(v)) return v > 0 ? "mg_pos_inf()" : "mg_neg_inf()";
+  if (std::isnan(v)) return "mg_nan()";
+  std::string s = fmt::format("{:.9g}", static_cast<float>(v));
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return s + "f";
+}
+
+std::string gridIndex(int g) { return std::string("blockIdx.") + "xyz"[g]; }
+
+class Emitter {
+ public:
+  Emitter(const ir::Op& kernel, ir::DType dtype, const EmitOptions& options)
+      : kernel_(kernel), body_(*kernel.body), cfg_(kernel.config), dtype_(dtype), opt_(options) {}
+
+  KernelCode run(const std::string& name) {
+    KernelCode code;
+    code.functionName = name;
+    code.grid = cfg_.grid;
+    threads_ = cfg_.block > 0 ? static_cast<int>(cfg_.block) : opt_.defaultThreads;
+    code.threads = threads_;
+    if (threads_ > 1024) {
+      code.error = fmt::format("block={} exceeds 1024 threads per block", threads_);
+      return code;
+    }
+    if (cfg_.grid[1] > 65535 || cfg_.grid[2] > 65535) {
+      code.error = "grid y and z extents are limited to 65535 blocks";
+      return code;
+    }
+    warps_ = threads_ % 32 == 0 ? threads_ / 32 : 0;
+    assignHomes();
+    buildStatements();
+    computeLifetimes();
+    code.sharedBytes = allocate();
+    int64_t limit = sharedMemoryLimit(opt_.smArch);
+    if (code.sharedBytes > limit) {
+      code.error = fmt::format(
+          "the kernel needs {} bytes of shared memory per block, more than the {} bytes sm_{} allows",
+          code.sharedBytes, limit, opt_.smArch);
+      return code;
+    }
+    code.source = emitFunction(name, code.sharedBytes);
+    code.fastPathsUsed.assign(fastPaths_.begin(), fastPaths_.end());
+    return code;
+  }
+
+ private:
+  const ir::Op& kernel_;
+  const ir::Graph& body_;
+  const ir::KernelConfig& cfg_;
+  ir::DType dtype_;
+  EmitOptions opt_;
+  int threads_ = 128;
+  int warps_ = 0;
+  std::vector<ValueInfo> info_;
+  std::vector<std::vector<int>> users_;  // per value: consuming op indices
+  std::set<std::string> fastPaths_;
+
+  struct Stmt {
+    enum Kind { Init, Compute, Spill } kind;
+    int op;  // Compute: op index; Init/Spill: the accum op
+  };
+  std::vector<Stmt> stmts_;
+  size_t loopBegin_ = 0, loopEnd_ = 0;  // stmts_ [loopBegin_, loopEnd_) form the loop
+
+  const ir::Shape& shape(ValueId v) const { return body_.value(v).shape; }
+  const ir::Op& producer(ValueId v) const { return body_.producer(v); }
+  ValueInfo& info(ValueId v) { return info_[static_cast<size_t>(v)]; }
+  int64_t loops() const { return cfg_.forloop; }
+  bool lowPrecision() const { return dtype_ != ir::DType::F32; }
+
+  // ---- where values live -------------------------------------------------
+
+  bool consumedByMatmul(ValueId v) const {
+    for (int u : users_[static_cast<size_t>(v)])
+      if (body_.ops[static_cast<size_t>(u)].kind == OpKind::Matmul) return true;
+    return false;
+  }
+
+  void assignHomes() {
+    info_.assign(body_.values.size(), {});
+    users_.assign(body_.values.size(), {});
+    for (size_t i = 0; i < body_.ops.size(); ++i) {
+      std::set<ValueId> seen;
+      for (ValueId in : body_.ops[i].inputs)
+        if (seen.insert(in).second) users_[static_cast<size_t>(in)].push_back(static_cast<int>(i));
+    }
+    for (const ir::Op& op : body_.ops) {
+      if (op.results.empty()) continue;
+      ValueId v = op.results[0];
+      ValueInfo& vi = info(v);
+      const auto& users = users_[static_cast<size_t>(v)];
+      bool singleAccum = users.size() == 1 &&
+                         body_.ops[static_cast<size_t>(users[0])].kind == OpKind::Accum && loops() > 1;
+      switch (op.kind) {
+        case OpKind::Input: vi.home = Home::Argument; break;
+        case OpKind::Const: vi.home = Home::Constant; break;
+        case OpKind::Tile: vi.home = Home::Shared; break;
+        case OpKind::Accum:
+          vi.home = loops() > 1 ? Home::Shared : Home::AccumAlias;
+          vi.f32 = true;
+          break;
+        case OpKind::Matmul:
+        case OpKind::ReduceSum:
+        case OpKind::ReduceMean:
+        case OpKind::ReduceMax:
+          vi.home = singleAccum ? Home::IntoAccum : Home::Shared;
+          vi.f32 = !consumedByMatmul(v);
+          break;
+        default:  // element-wise operators and transpose
+          if (users.size() == 1 && !consumedByMatmul(v)) {
+            vi.home = Home::Inline;
+          } else {
+            vi.home = Home::Shared;
+            vi.f32 = !consumedByMatmul(v) || !lowPrecision();
+          }
+      }
+      if (vi.home == Home::Shared && !lowPrecision()) vi.f32 = true;
+      vi.var = "s_" + (body_.value(v).name.empty() ? fmt::format("v{}", v) : sanitize(body_.value(v).name));
+    }
+    // Tensor-core matmuls: both operands in shared memory in the program
+    // dtype (f16/bf16), and m, n, k multiples of the m16n8k16 fragment.
+    for (const ir::Op& op : body_.ops) {
+      if (op.kind != OpKind::Matmul || !opt_.fastPaths || !lowPrecision() || warps_ == 0) continue;
+      const Shape& sa = shape(op.inputs[0]);
+      const Shape& sb = shape(op.inputs[1]);
+      int64_t m = sa[sa.size() - 2], k = sa.back(), n = sb.back();
+      if (m % 16 || n % 8 || k % 16) continue;
+      if (info(op.inputs[0]).home != Home::Shared || info(op.inputs[1]).home != Home::Shared) continue;
+      if (info(op.inputs[0]).f32 || info(op.inputs[1]).f32) continue;
+      ValueInfo& vi = info(op.results[0]);
+      vi.mma = true;
+      fastPaths_.insert("mma.sync.m16n8k16");
+      // Summed over the loop: keep the partial sums in the fragments.
+      if (vi.home == Home::IntoAccum) {
+        const ir::Op& acc = body_.ops[static_cast<size_t>(users_[static_cast<size_t>(op.results[0])][0])];
+        int64_t tiles = ir::numElements(shape(op.results[0])) / (16 * 8);
+        int64_t perWarp = (tiles + warps_ - 1) / warps_;
+        if (acc.accumOp == ir::AccumOp::Sum && perWarp * 4 <= 64) {
+          ValueInfo& ai = info(acc.results[0]);
+          ai.registerAccum = true;
+          ai.tilesPerWarp = perWarp;
+          fastPaths_.insert("register accumulator");
+        }
+      }
+    }
+    // Strides; rows of tensor-core operands are padded by 16 bytes when they
+    // are a multiple of 128 bytes, so that the 8 rows a fragment load touches
+    // fall into different banks.
+    for (size_t v = 0; v < body_.values.size(); ++v) {
+      ValueInfo& vi = info_[v];
+      if (vi.home != Home::Shared) continue;
+      const Shape& s = body_.values[v].shape;
+      int elem = vi.f32 ? 4 : ir::dtypeBytes(dtype_);
+      int64_t pitch = s.back();
+      bool mmaOperand = false;
+      for (int u : users_[v])
+        if (info(body_.ops[static_cast<size_t>(u)].results[0]).mma) mmaOperand = true;
+      if (mmaOperand && s.size() >= 2 && (pitch * elem) % 128 == 0) pitch += 16 / elem;
+      vi.strides.assign(s.size(), 1);
+      int64_t stride = pitch;
+      for (int d = static_cast<int>(s.size()) - 2; d >= 0; --d) {
+        vi.strides[static_cast<size_t>(d)] = stride;
+        stride *= s[static_cast<size_t>(d)];
+      }
+      vi.bytes = (s.size() >= 2 ? stride : pitch) * elem;
+    }
+  }
+
+  // ---- statements and lifetimes -----------------------------------------
+
+  bool emitsCode(const ir::Op& op) {
+    switch (op.kind) {
+      case OpKind::Input:
+      case OpKind::Const: return false;
+      case OpKind::Accum: {
+        // A one-iteration accumulator is its input; a fused producer or the
+        // register path updates it from the producer's statement.
+        if (loops() == 1) return false;
+        return info(op.inputs[0]).home != Home::IntoAccum;
+      }
+      case OpKind::Save:
+      case OpKind::Tile:
+      case OpKind::Matmul:
+      case OpKind::ReduceSum:
+      case OpKind::ReduceMean:
+      case OpKind::ReduceMax: return true;
+      default: return info(op.results[0]).home == Home::Shared;
+    }
+  }
+
+  void buildStatements() {
+    for (size_t i = 0; i < body_.ops.size(); ++i) {
+      const ir::Op& op = body_.ops[i];
+      if (op.kind == OpKind::Accum && loops() > 1 && !info(op.results[0]).registerAccum)
+        stmts_.push_back({Stmt::Init, static_cast<int>(i)});
+    }
+    loopBegin_ = stmts_.size();
+    for (size_t i = 0; i < body_.ops.size(); ++i) {
+      const ir::Op& op = body_.ops[i];
+      bool after = op.kind == OpKind::Save || (!op.results.empty() && op.kind != OpKind::Accum &&
+                                               ir::isAfterLoop(body_, op.results[0]));
+      if (!after && emitsCode(op)) stmts_.push_back({Stmt::Compute, static_cast<int>(i)});
+    }
+    loopEnd_ = stmts_.size();
+    for (size_t i = 0; i < body_.ops.size(); ++i) {
+      const ir::Op& op = body_.ops[i];
+      if (op.kind == OpKind::Accum && info(op.results[0]).registerAccum)
+        stmts_.push_back({Stmt::Spill, static_cast<int>(i)});
+    }
+    for (size_t i = 0; i < body_.ops.size(); ++i) {
+      const ir::Op& op = body_.ops[i];
+      bool after = op.kind == OpKind::Save || (!op.results.empty() && op.kind != OpKind::Accum &&
+                                               ir::isAfterLoop(body_, op.results[0]));
+      if (after && emitsCode(op)) stmts_.push_back({Stmt::Compute, static_cast<int>(i)});
+    }
+  }
+
+  // The shared buffers an expression for v reads.
+  void sharedLeaves(ValueId v, std::set<ValueId>& out) {
+    const ValueInfo& vi = info(v);
+    if (vi.home == Home::Shared) {
+      out.insert(v);
+      return;
+    }
+    if (vi.home == Home::Inline || vi.home == Home::AccumAlias)
+      for (ValueId in : producer(v).inputs) sharedLeaves(in, out);
+  }
+
+  // The accumulator an IntoAccum value writes.
+  ValueId accumOf(ValueId v) const {
+    return body_.ops[static_cast<size_t>(users_[static_cast<size_t>(v)][0])].results[0];
+  }
+
+  void touch(ValueId v, int pos) {
+    ValueInfo& vi = info(v);
+    if (vi.def < 0 || pos < vi.def) vi.def = pos;
+    vi.last = std::max(vi.last, pos);
+  }
+
+  void computeLifetimes() {
+    for (size_t p = 0; p < stmts_.size(); ++p) {
+      int pos = static_cast<int>(p);
+      const Stmt& st = stmts_[p];
+      const ir::Op& op = body_.ops[static_cast<size_t>(st.op)];
+      if (st.kind != Stmt::Compute) {
+        touch(op.results[0], pos);
+        continue;
+      }
+      std::set<ValueId> reads;
+      if (op.kind != OpKind::Tile)
+        for (ValueId in : op.inputs) sharedLeaves(in, reads);
+      for (ValueId r : reads) touch(r, pos);
+      if (!op.results.empty()) {
+        ValueId v = op.results[0];
+        if (info(v).home == Home::IntoAccum) {
+          ValueId acc = accumOf(v);
+          if (!info(acc).registerAccum) touch(acc, pos);
+        } else if (info(v).home == Home::Shared) {
+          touch(v, pos);
+        }
+      }
+    }
+  }
+
+  // First-fit placement: a buffer takes the lowest 16-byte-aligned offset at
+  // which it overlaps no buffer whose lifetime intersects its own, so tiles
+  // that are dead by the time another is written share its space.
+  int64_t allocate() {
+    std::vector<ValueId> order;
+    for (size_t v = 0; v < info_.size(); ++v)
+      if (info_[v].home == Home::Shared && info_[v].def >= 0) order.push_back(static_cast<ValueId>(v));
+    std::stable_sort(order.begin(), order.end(),
+                     [&](ValueId a, ValueId b) { return info(a).bytes > info(b).bytes; });
+    std::vector<ValueId> placed;
+    int64_t total = 0;
+    for (ValueId v : order) {
+      ValueInfo& vi = info(v);
+      int64_t offset = 0;
+      for (bool moved = true; moved;) {
+        moved = false;
+        for (ValueId p : placed) {
+          const ValueInfo& pi = info(p);
+          bool liveTogether = vi.def <= pi.last && pi.def <= vi.last;
+          bool overlap = offset < pi.offset + pi.bytes && pi.offset < offset + vi.bytes;
+          if (liveTogether && overlap) {
+            offset = (pi.offset + pi.bytes + 15) / 16 * 16;
+            moved = true;
+          }
+        }
+      }
+      vi.offset = offset;
+      placed.push_back(v);
+      total = std::max(total, offset + vi.bytes);
+    }
+    return total;
+  }
+
+  // ---- expressions ---------------------------------------------------------
+
+  std::string offsetOf(const ValueInfo& vi, const std::vector<std::string>& c) const {
+    std::vector<std::string> terms;
+    for (size_t d = 0; d < c.size(); ++d) {
+      if (c[d] == "0") continue;
+      terms.push_back(vi.strides[d] == 1 ? c[d] : fmt::format("({}) * {}", c[d], vi.strides[d]));
+    }
+    return terms.empty() ? "0" : fmt::format("{}", fmt::join(terms, " + "));
+  }
+
+  // Coordinates of an operand of shape `s` broadcast to coordinates `c` of a
+  // result of larger or equal rank.
+  static std::vector<std::string> broadcast(const Shape& s, const std::vector<std::string>& c) {
+    std::vector<std::string> out(s.size());
+    size_t shift = c.size() - s.size();
+    for (size_t d = 0; d < s.size(); ++d) out[d] = s[d] == 1 ? "0" : c[d + shift];
+    return out;
+  }
+
+  std::string load(ValueId v, const std::vector<std::string>& c) {
+    const ValueInfo& vi = info(v);
+    std::string ref = fmt::format("{}[{}]", vi.var, offsetOf(vi, c));
+    return vi.f32 ? ref : fmt::format("mg_f32({})", ref);
+  }
+
+  std::string expr(ValueId v, const std::vector<std::string>& c) {
+    const ValueInfo& vi = info(v);
+    const ir::Op& op = producer(v);
+    switch (vi.home) {
+      case Home::Shared: return load(v, c);
+      case Home::Constant: return floatLiteral(op.scalar);
+      case Home::AccumAlias: return expr(op.inputs[0], c);
+      case Home::Inline: break;
+      default: return "/* unreachable */ 0.0f";
+    }
+    if (op.kind == OpKind::Transpose) {
+      std::vector<std::string> t = c;
+      std::swap(t[static_cast<size_t>(op.dim)], t[static_cast<size_t>(op.dim1)]);
+      return expr(op.inputs[0], t);
+    }
+    auto operand = [&](size_t i) {
+      ValueId in = op.inputs[i];
+      if (info(in).home == Home::Constant) return expr(in, {});
+      return expr(in, broadcast(shape(in), c));
+    };
+    switch (op.kind) {
+      case OpKind::Add: return fmt::format("({} + {})", operand(0), operand(1));
+      case OpKind::Sub: return fmt::format("({} - {})", operand(0), operand(1));
+      case OpKind::Mul: return fmt::format("({} * {})", operand(0), operand(1));
+      case OpKind::Div: return fmt::format("({} / {})", operand(0), operand(1));
+      case OpKind::Exp: return fmt::format("mg_exp({})", operand(0));
+      case OpKind::Square: return fmt::format("mg_square({})", operand(0));
+      case OpKind::Sqrt: return fmt::format("mg_sqrt({})", operand(0));
+      case OpKind::Rsqrt: return fmt::format("mg_rsqrt({})", operand(0));
+      case OpKind::Silu: return fmt::format("mg_silu({})", operand(0));
+      case OpKind::Gelu: return fmt::format("mg_gelu({})", operand(0));
+      case OpKind::Relu: return fmt::format("mg_relu({})", operand(0));
+      default: return "/* unreachable */ 0.0f";
+    }
+  }
+
+  // Declares coordinate variables c<p>_<d> for linear index `index` over
+  // `s`; dims of extent 1 have coordinate "0".
+  std::vector<std::string> coords(const Shape& s, const std::string& index, const std::string& prefix,
+                                  std::string& decl) {
+    std::vector<std::string> c(s.size());
+    int64_t inner = 1;
+    for (int d = static_cast<int>(s.size()) - 1; d >= 0; --d) {
+      int64_t e = s[static_cast<size_t>(d)];
+      if (e == 1) {
+        c[static_cast<size_t>(d)] = "0";
+        continue;
+      }
+      std::string name = fmt::format("{}{}", prefix, d);
+      std::string value = inner == 1 ? index : fmt::format("{} / {}", index, inner);
+      bool outermost = true;
+      for (int o = 0; o < d; ++o)
+        if (s[static_cast<size_t>(o)] != 1) outermost = false;
+      if (!outermost) value = fmt::format("({}) % {}", value, e);
+      decl += fmt::format("const int {} = {}; ", name, value);
+      c[static_cast<size_t>(d)] = name;
+      inner *= e;
+    }
+    return c;
+  }
+
+  // How a statement writes element `c` of value v: into its shared buffer,
+  // or combined into the accumulator it feeds.
+  std::string write(ValueId v, const std::vector<std::string>& c, const std::string& x) {
+    const ValueInfo& vi = info(v);
+    if (vi.home == Home::IntoAccum) {
+      ValueId acc = accumOf(v);
+      const ValueInfo& ai = info(acc);
+      std::string ref = fmt::format("{}[{}]", ai.var, offsetOf(ai, c));
+      bool isMax = producer(acc).accumOp == ir::AccumOp::Max;
+      return isMax ? fmt::format("{0} = fmaxf({0}, {1});", ref, x)
+                   : fmt::format("{0} += {1};", ref, x);
+    }
+    std::string ref = fmt::format("{}[{}]", vi.var, offsetOf(vi, c));
+    return vi.f32 ? fmt::format("{} = {};", ref, x) : fmt::format("mg_store(&{}, {});", ref, x);
+  }
+
+  // ---- statements ----------------------------------------------------------
+
+  std::string elementLoop(const Shape& s, const std::string& bodyText, const std::string& decl) {
+    return fmt::format("    for (int i = threadIdx.x; i < {}; i += {}) {{\n      {}\n      {}\n    }}\n",
+                       ir::numElements(s), threads_, decl, bodyText);
+  }
+
+  std::string argName(ValueId bodyInput) const {
+    for (size_t i = 0; i < body_.inputs.size(); ++i)
+      if (body_.inputs[i] == bodyInput) return fmt::format("g_arg{}", i);
+    return "?";
+  }
+
+  std::string emitTile(const ir::Op& op) {
+    ValueId v = op.results[0];
+    const ValueInfo& vi = info(v);
+    const Shape& full = shape(op.inputs[0]);
+    const Shape& t = shape(v);
+    size_t r = t.size();
+    // Global coordinate of tile dim d: block offset along the grid dims that
+    // split it, plus the loop offset when the for-loop walks it.
+    auto globalCoords = [&](const std::vector<std::string>& c) {
+      std::vector<std::string> gc;
+      for (size_t d = 0; d < r; ++d) {
+        std::vector<std::string> terms;
+        if (c[d] != "0") terms.push_back(c[d]);
+        for (int g = 0; g < 3; ++g)
+          if (op.imap[g] == static_cast<int>(d) && cfg_.grid[static_cast<size_t>(g)] > 1)
+            terms.push_back(fmt::format("{} * {}LL", gridIndex(g), full[d] / cfg_.grid[static_cast<size_t>(g)]));
+        if (op.fmap == static_cast<int>(d) && loops() > 1) terms.push_back(fmt::format("it * {}LL", t[d]));
+        gc.push_back(terms.empty() ? "0" : fmt::format("{}", fmt::join(terms, " + ")));
+      }
+      return gc;
+    };
+    auto globalOffset = [&](const std::vector<std::string>& gc) {
+      std::vector<std::string> terms;
+      int64_t stride = 1;
+      for (int d = static_cast<int>(r) - 1; d >= 0; --d) {
+        if (gc[static_cast<size_t>(d)] != "0")
+          terms.push_back(stride == 1 ? fmt::format("({})", gc[static_cast<size_t>(d)])
+                                      : fmt::format("({}) * {}LL", gc[static_cast<size_t>(d)], stride));
+        stride *= full[static_cast<size_t>(d)];
+      }
+      return terms.empty() ? std::string("0") : fmt::format("{}", fmt::join(terms, " + "));
+    };
+    std::string src = fmt::format("    // {} = tile(arg {}), {} of {}\n", vi.var, argName(op.inputs[0]),
+                                  ir::shapeToString(t), ir::shapeToString(full));
+    int elem = ir::dtypeBytes(dtype_);
+    int64_t vec = 16 / elem;
+    int64_t pitch = r >= 2 ? vi.strides[r - 2] : t.back();
+    bool vectorize = opt_.fastPaths && t.back() % vec == 0 && full.back() % vec == 0 &&
+                     (r < 2 || pitch % vec == 0);
+    if (vectorize) {
+      // 128-bit copies: each thread moves 16 bytes (cp.async on sm_80+).
+      Shape vs = t;
+      vs.back() /= vec;
+      std::string decl;
+      auto c = coords(vs, "i", "c", decl);
+      c.back() = c.back() == "0" ? "0" : fmt::format("{} * {}", c.back(), vec);
+      std::string copy = fmt::format("mg_copy16(&{}[{}], &{}[{}]);", vi.var, offsetOf(vi, c),
+                                     argName(op.inputs[0]), globalOffset(globalCoords(c)));
+      src += elementLoop(vs, copy, decl);
+      src += "    mg_copy16_wait();\n";
+      fastPaths_.insert(opt_.smArch >= 80 ? "cp.async 16-byte loads" : "16-byte vector loads");
+      return src;
+    }
+    std::string decl;
+    auto c = coords(t, "i", "c", decl);
+    std::string copy = fmt::format("{}[{}] = {}[{}];", vi.var, offsetOf(vi, c), argName(op.inputs[0]),
+                                   globalOffset(globalCoords(c)));
+    return src + elementLoop(t, copy, decl);
+  }
+
+  std::string emitPointwise(const ir::Op& op) {
+    ValueId v = op.results[0];
+    std::string decl;
+    auto c = coords(shape(v), "i", "c", decl);
+    // Evaluate the operator itself (not a load of its own buffer).
+    ValueInfo saved = info(v);
+    info(v).home = Home::Inline;
+    std::string x = expr(v, c);
+    info(v) = saved;
+    return fmt::format("    // {} = {}{}\n", info(v).var, ir::opName(op.kind), ir::shapeToString(shape(v))) +
+           elementLoop(shape(v), write(v, c, x), decl);
+  }
+
+  std::string emitAccumUpdate(const ir::Op& op) {
+    ValueId acc = op.results[0];
+    std::string decl;
+    auto c = coords(shape(acc), "i", "c", decl);
+    const ValueInfo& ai = info(acc);
+    std::string ref = fmt::format("{}[{}]", ai.var, offsetOf(ai, c));
+    std::string x = expr(op.inputs[0], c);
+    std::string upd = op.accumOp == ir::AccumOp::Max ? fmt::format("{0} = fmaxf({0}, {1});", ref, x)
+                                                     : fmt::format("{0} += {1};", ref, x);
+    return fmt::format("    // {} = accum({})\n", ai.var, op.accumOp == ir::AccumOp::Max ? "max" : "sum") +
+           elementLoop(shape(acc), upd, decl);
+  }
+
+  std::string emitAccumInit(const ir::Op& op) {
+    ValueId acc = op.results[0];
+    const ValueInfo& ai = info(acc);
+    std::string init = op.accumOp == ir::AccumOp::Max ? "mg_neg_inf()" : "0.0f";
+    return fmt::format("    // {} = accum: start at {}\n", ai.var, init) +
+           elementLoop({static_cast<int64_t>(ai.bytes / 4)}, fmt::format("{}[i] = {};", ai.var, init), "");
+  }
+
+  std::string emitReduction(const ir::Op& op) {
+    ValueId v = op.results[0];
+    ValueId in = op.inputs[0];
+    const Shape& so = shape(v);
+    size_t d = static_cast<size_t>(op.dim);
+    int64_t count = shape(in)[d] / op.size;
+    bool isMax = op.kind == OpKind::ReduceMax;
+    std::string init = isMax ? "mg_neg_inf()" : "0.0f";
+    std::string decl;
+    auto c = coords(so, "o", "c", decl);
+    std::vector<std::string> ci = c;
+    ci[d] = c[d] == "0" ? "j" : fmt::format("{} + {} * j", c[d], op.size);
+    std::string step = isMax ? fmt::format("r = fmaxf(r, {});", expr(in, ci)) : fmt::format("r += {};", expr(in, ci));
+    std::string result = op.kind == OpKind::ReduceMean ? fmt::format("r / {}", floatLiteral(static_cast<double>(count))) : "r";
+    std::string src = fmt::format("    // {} = {}(dim={}, size={}) over {} elements\n", info(v).var,
+                                  ir::opName(op.kind), op.dim, op.size, count);
+    if (opt_.fastPaths && warps_ > 0 && count >= 64) {
+      // One warp per output element; lanes stride the reduced dim and meet
+      // in a butterfly of shuffles.
+      fastPaths_.insert("warp-shuffle reductions");
+      src += fmt::format(
+          "    for (int o = threadIdx.x / 32; o < {}; o += {}) {{\n      {}\n      float r = {};\n"
+          "      for (int j = threadIdx.x % 32; j < {}; j += 32) {}\n      r = {}(r);\n"
+          "      if (threadIdx.x % 32 == 0) {{ {} }}\n    }}\n",
+          ir::numElements(so), warps_, decl, init, count, step, isMax ? "mg_warp_max" : "mg_warp_sum",
+          write(v, c, result));
+      return src;
+    }
+    src += fmt::format(
+        "    for (int o = threadIdx.x; o < {}; o += {}) {{\n      {}\n      float r = {};\n"
+        "      for (int j = 0; j < {}; ++j) {}\n      {}\n    }}\n",
+        ir::numElements(so), threads_, decl, init, count, step, write(v, c, result));
+    return src;
+  }
+
+  // Batch coordinates of a matmul operand for output batch coordinates.
+  std::vector<std::string> operandBatch(const Shape& operand, const std::vector<std::string>& outBatch) {
+    Shape lead(operand.begin(), operand.end() - 2);
+    return broadcast(lead, outBatch);
+  }
+
+  std::string emitMatmulSimple(const ir::Op& op) {
+    ValueId v = op.results[0];
+    ValueId a = op.inputs[0], b = op.inputs[1];
+    const Shape& so = shape(v);
+    int64_t k = shape(a).back();
+    std::string decl;
+    auto c = coords(so, "o", "c", decl);
+    std::vector<std::string> batch(c.begin(), c.end() - 2);
+    auto ca = operandBatch(shape(a), batch);
+    ca.push_back(c[c.size() - 2]);
+    ca.push_back("kk");
+    auto cb = operandBatch(shape(b), batch);
+    cb.push_back("kk");
+    cb.push_back(c.back());
+    return fmt::format(
+        "    // {} = matmul{} (k = {}), one output element per thread\n"
+        "    for (int o = threadIdx.x; o < {}; o += {}) {{\n      {}\n      float r = 0.0f;\n"
+        "      for (int kk = 0; kk < {}; ++kk) r += {} * {};\n      {}\n    }}\n",
+        info(v).var, ir::shapeToString(so), k, ir::numElements(so), threads_, decl, k, expr(a, ca),
+        expr(b, cb), write(v, c, "r"));
+  }
+
+  // The tensor-core matmul of one warp tile: m16 x n8, accumulating the
+  // whole k extent into fragment `frag` (float[4]).
+  std::string mmaTile(const ir::Op& op, const std::string& tileIndex, const std::string& frag) {
+    ValueId a = op.inputs[0], b = op.inputs[1];
+    const Shape& so = shape(op.results[0]);
+    size_t r = so.size();
+    int64_t m = so[r - 2], n = so[r - 1], k = shape(a).back();
+    int64_t tilesM = m / 16, tilesN = n / 8;
+    const ValueInfo& ai = info(a);
+    const ValueInfo& bi = info(b);
+    int64_t pa = ai.strides[ai.strides.size() - 2], pb = bi.strides[bi.strides.size() - 2];
+    Shape batchShape(so.begin(), so.end() - 2);
+    std::string decl;
+    auto batch = coords(batchShape, fmt::format("({} / {})", tileIndex, tilesM * tilesN), "b", decl);
+    auto ba = operandBatch(shape(a), batch), bb = operandBatch(shape(b), batch);
+    std::vector<std::string> fa = ba, fb = bb;
+    fa.push_back(fmt::format("tm * 16"));
+    fa.push_back("0");
+    fb.push_back("0");
+    fb.push_back("tn * 8");
+    std::string t = elemType(dtype_);
+    return fmt::format(
+        "        {}\n"
+        "        const int tm = ({} / {}) % {}, tn = {} % {};\n"
+        "        const unsigned short* A = reinterpret_cast<const unsigned short*>({}) + {};\n"
+        "        const unsigned short* B = reinterpret_cast<const unsigned short*>({}) + {};\n"
+        "        const int g = (threadIdx.x % 32) / 4, q = threadIdx.x % 4;\n"
+        "        for (int k0 = 0; k0 < {}; k0 += 16) {{\n"
+        "          unsigned fa[4], fb[2];\n"
+        "          fa[0] = mg_pack2(A[g * {pa} + k0 + 2 * q], A[g * {pa} + k0 + 2 * q + 1]);\n"
+        "          fa[1] = mg_pack2(A[(g + 8) * {pa} + k0 + 2 * q], A[(g + 8) * {pa} + k0 + 2 * q + 1]);\n"
+        "          fa[2] = mg_pack2(A[g * {pa} + k0 + 2 * q + 8], A[g * {pa} + k0 + 2 * q + 9]);\n"
+        "          fa[3] = mg_pack2(A[(g + 8) * {pa} + k0 + 2 * q + 8], A[(g + 8) * {pa} + k0 + 2 * q + 9]);\n"
+        "          fb[0] = mg_pack2(B[(k0 + 2 * q) * {pb} + g], B[(k0 + 2 * q + 1) * {pb} + g]);\n"
+        "          fb[1] = mg_pack2(B[(k0 + 2 * q + 8) * {pb} + g], B[(k0 + 2 * q + 9) * {pb} + g]);\n"
+        "          mg_mma_m16n8k16_{}({frag}, fa, fb);\n"
+        "        }}\n",
+        decl, tileIndex, tilesN, tilesM, tileIndex, tilesN, ai.var, offsetOf(ai, fa), bi.var,
+        offsetOf(bi, fb), k, t == "__half" ? "f16" : "bf16", fmt::arg("pa", pa), fmt::arg("pb", pb),
+        fmt::arg("frag", frag));
+  }
+
+  // Writes fragment `frag` of tile `tileIndex` through `write`.
+  std::string fragmentStore(const ir::Op& op, const std::string& tileIndex, const std::string& frag,
+                            ValueId target, bool intoAccumBuffer) {
+    const Shape& so = shape(op.results[0]);
+    size_t r = so.size();
+    int64_t tilesM = so[r - 2] / 16, tilesN = so[r - 1] / 8;
+    Shape batchShape(so.begin(), so.end() - 2);
+    std::string decl;
+    auto batch = coords(batchShape, fmt::format("({} / {})", tileIndex, tilesM * tilesN), "b", decl);
+    std::string src = fmt::format("        {}\n", decl);
+    for (int e = 0; e < 4; ++e) {
+      std::vector<std::string> c = batch;
+      c.push_back(fmt::format("tm * 16 + g{}", e >= 2 ? " + 8" : ""));
+      c.push_back(fmt::format("tn * 8 + 2 * q{}", e % 2 ? " + 1" : ""));
+      std::string x = fmt::format("{}[{}]", frag, e);
+      if (intoAccumBuffer) {
+        const ValueInfo& ai = info(target);
+        src += fmt::format("        {}[{}] = {};\n", ai.var, offsetOf(ai, c), x);
+      } else {
+        src += fmt::format("        {}\n", write(target, c, x));
+      }
+    }
+    return src;
+  }
+
+  std::string emitMatmulMma(const ir::Op& op) {
+    ValueId v = op.results[0];
+    const Shape& so = shape(v);
+    size_t r = so.size();
+    int64_t tiles = ir::numElements(so) / (16 * 8);
+    int64_t tilesM = so[r - 2] / 16, tilesN = so[r - 1] / 8;
+    std::string head = fmt::format("    // {} = matmul{} on tensor cores: warps take 16x8 output tiles\n",
+                                   info(v).var, ir::shapeToString(so));
+    if (info(v).home == Home::IntoAccum && info(accumOf(v)).registerAccum) {
+      ValueId acc = accumOf(v);
+      return head + fmt::format(
+          "    for (int j = 0; j < {}; ++j) {{\n      const int t = threadIdx.x / 32 + j * {};\n"
+          "      if (t < {}) {{\n{}      }}\n    }}\n",
+          info(acc).tilesPerWarp, warps_, tiles, mmaTile(op, "t", fmt::format("{}[j]", racc(acc))));
+    }
+    return head + fmt::format(
+        "    for (int t = threadIdx.x / 32; t < {}; t += {}) {{\n      float d[4] = {{0.0f, 0.0f, 0.0f, 0.0f}};\n"
+        "      {{\n{}      }}\n      {{\n        const int tm = (t / {}) % {}, tn = t % {};\n"
+        "        const int g = (threadIdx.x % 32) / 4, q = threadIdx.x % 4;\n{}      }}\n    }}\n",
+        tiles, warps_, mmaTile(op, "t", "d"), tilesN, tilesM, tilesN, fragmentStore(op, "t", "d", v, false));
+  }
+
+  std::string racc(ValueId acc) { return info(acc).var + "_frag"; }
+
+  std::string emitSpill(const ir::Op& accOp) {
+    ValueId acc = accOp.results[0];
+    ValueId mm = accOp.inputs[0];
+    const ir::Op& op = producer(mm);
+    const Shape& so = shape(mm);
+    size_t r = so.size();
+    int64_t tiles = ir::numElements(so) / (16 * 8);
+    int64_t tilesM = so[r - 2] / 16, tilesN = so[r - 1] / 8;
+    return fmt::format(
+        "    // {} = accum(sum): the fragments, summed over the loop, go to shared memory\n"
+        "    for (int j = 0; j < {}; ++j) {{\n      const int t = threadIdx.x / 32 + j * {};\n"
+        "      if (t < {}) {{\n        const int tm = (t / {}) % {}, tn = t % {};\n"
+        "        const int g = (threadIdx.x % 32) / 4, q = threadIdx.x % 4;\n{}      }}\n    }}\n",
+        info(acc).var, info(acc).tilesPerWarp, warps_, tiles, tilesN, tilesM, tilesN,
+        fragmentStore(op, "t", fmt::format("{}[j]", racc(acc)), acc, true));
+  }
+
+  std::string emitSave(const ir::Op& op) {
+    ValueId v = op.inputs[0];
+    const Shape& t = shape(v);
+    size_t r = t.size();
+    Shape full = t;
+    for (int g = 0; g < 3; ++g)
+      if (op.omap[g] >= 0) full[static_cast<size_t>(op.omap[g])] *= cfg_.grid[static_cast<size_t>(g)];
+    std::string decl;
+    auto c = coords(t, "i", "c", decl);
+    std::vector<std::string> terms;
+    int64_t stride = 1;
+    for (int d = static_cast<int>(r) - 1; d >= 0; --d) {
+      std::vector<std::string> parts;
+      if (c[static_cast<size_t>(d)] != "0") parts.push_back(c[static_cast<size_t>(d)]);
+      for (int g = 0; g < 3; ++g)
+        if (op.omap[g] == d && cfg_.grid[static_cast<size_t>(g)] > 1)
+          parts.push_back(fmt::format("{} * {}LL", gridIndex(g), t[static_cast<size_t>(d)]));
+      if (!parts.empty())
+        terms.push_back(stride == 1 ? fmt::format("({})", fmt::join(parts, " + "))
+                                    : fmt::format("({}) * {}LL", fmt::join(parts, " + "), stride));
+      stride *= full[static_cast<size_t>(d)];
+    }
+    std::string offset = terms.empty() ? "0" : fmt::format("{}", fmt::join(terms, " + "));
+    std::string out = fmt::format("g_res{}", op.resultIndex);
+    return fmt::format("    // save into result {} ({} of {})\n", op.resultIndex, ir::shapeToString(t),
+                       ir::shapeToString(full)) +
+           elementLoop(t, fmt::format("mg_store(&{}[{}], {});", out, offset, expr(v, c)), decl);
+  }
+
+  std::string emitStatement(const Stmt& st) {
+    const ir::Op& op = body_.ops[static_cast<size_t>(st.op)];
+    if (st.kind == Stmt::Init) return emitAccumInit(op);
+    if (st.kind == Stmt::Spill) return emitSpill(op);
+    switch (op.kind) {
+      case OpKind::Tile: return emitTile(op);
+      case OpKind::Save: return emitSave(op);
+      case OpKind::Accum: return emitAccumUpdate(op);
+      case OpKind::Matmul: return info(op.results[0]).mma ? emitMatmulMma(op) : emitMatmulSimple(op);
+      case OpKind::ReduceSum:
+      case OpKind::ReduceMean:
+      case OpKind::ReduceMax: return emitReduction(op);
+      default: return emitPointwise(op);
+    }
+  }
+
+  std::string emitFunction(const std::string& name, int64_t sharedBytes) {
+    std::string t = elemType(dtype_);
+    std::vector<std::string> params;
+    for (size_t i = 0; i < body_.inputs.size(); ++i)
+      params.push_back(fmt::format("const {}* __restrict__ g_arg{}", t, i));
+    for (size_t i = 0; i < kernel_.results.size(); ++i)
+      params.push_back(fmt::format("{}* __restrict__ g_res{}", t, i));
+    std::string src = fmt::format("extern \"C\" __global__ void __launch_bounds__({})\n{}({}) {{\n", threads_,
+                                  name, fmt::join(params, ", "));
+    src += "  MG_DYNAMIC_SMEM(mg_smem);\n";
+    if (sharedBytes == 0) src += "  (void)mg_smem;\n";
+    for (size_t v = 0; v < info_.size(); ++v) {
+      const ValueInfo& vi = info_[v];
+      if (vi.home != Home::Shared || vi.def < 0) continue;
+      std::string ty = vi.f32 ? "float" : t;
+      src += fmt::format("  {0}* {1} = reinterpret_cast<{0}*>(mg_smem + {2});  // {3}, bytes [{2}, {4})\n", ty,
+                         vi.var, vi.offset, ir::shapeToString(body_.values[v].shape), vi.offset + vi.bytes);
+    }
+    for (size_t v = 0; v < info_.size(); ++v)
+      if (info_[v].registerAccum)
+        src += fmt::format("  float {}[{}][4] = {{}};  // mma fragments of accum {}\n", racc(static_cast<ValueId>(v)),
+                           info_[v].tilesPerWarp, info_[v].var);
+    for (size_t p = 0; p < loopBegin_; ++p) src += emitStatement(stmts_[p]) + "    __syncthreads();\n";
+    if (loops() > 1)
+      src += fmt::format("  for (int it = 0; it < {}; ++it) {{\n", loops());
+    else
+      src += "  {\n";
+    for (size_t p = loopBegin_; p < loopEnd_; ++p) src += emitStatement(stmts_[p]) + "    __syncthreads();\n";
+    src += "  }\n  {\n";
+    for (size_t p = loopEnd_; p < stmts_.size(); ++p) {
+      src += emitStatement(stmts_[p]);
+      const ir::Op& op = body_.ops[static_cast<size_t>(stmts_[p].op)];
+      if (op.kind != OpKind::Save) src += "    __syncthreads();\n";
+    }
+    src += "  }\n}\n";
+    return src;
+  }
+};
+
+}  // namespace
+
+int64_t sharedMemoryLimit(int smArch) {
+  if (smArch >= 90) return 227 * 1024;
+  if (smArch == 80 || smArch == 87) return 163 * 1024;
+  if (smArch >= 80) return 99 * 1024;  // sm_86, sm_89
+  return 48 * 1024;
+}
+
+KernelCode emitKernel(const ir::Op& kernel, ir::DType dtype, const std::string& functionName,
+                      const EmitOptions& options) {
+  return Emitter(kernel, dtype, options).run(functionName);
+}
+
+}  // namespace mirage::codegen

@@ -1,0 +1,39 @@
+// Emission of one custom kernel (a Kernel op's body) as one __global__
+// function. Decides where every body value lives (a shared-memory tile, an
+// inline expression fused into its consumer, an accumulator in shared memory
+// or in tensor-core registers), plans shared memory, and writes the code.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "mirage/ir/graph.h"
+
+namespace mirage::codegen {
+
+struct EmitOptions {
+  int smArch = 90;
+  bool fastPaths = true;    // tensor cores, 128-bit/cp.async loads, warp reductions
+  int defaultThreads = 128; // threads per block when the μGraph leaves it open
+};
+
+struct KernelCode {
+  std::string error;          // non-empty: the kernel cannot be lowered (the reason)
+  std::string functionName;
+  std::string source;         // the __global__ function
+  std::array<int64_t, 3> grid = {1, 1, 1};
+  int threads = 0;
+  int64_t sharedBytes = 0;    // dynamic shared memory per block
+  std::vector<std::string> fastPathsUsed;  // e.g. "mma.sync", for comments and tests
+};
+
+// Per-block shared-memory limit of a compute capability, in bytes.
+int64_t sharedMemoryLimit(int smArch);
+
+// `kernel` is a Kernel op of a program whose dtype is `dtype`.
+KernelCode emitKernel(const ir::Op& kernel, ir::DType dtype, const std::string& functionName,
+                      const EmitOptions& options);
+
+}  // namespace mirage::codegen
