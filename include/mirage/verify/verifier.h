@@ -22,6 +22,9 @@ struct Options {
   uint64_t seed = 0;
   int trials = 0;   // 0 = the default, chosen so the printed bound is below 1e-9
   int threads = 0;  // 0 = all cores
+  // Memory for fingerprints kept between checks (prefixes shared by
+  // candidates, keyed by a structural hash of the subgraph and the trial).
+  size_t cacheBytes = size_t{1} << 30;
 };
 
 struct Verdict {
@@ -31,6 +34,7 @@ struct Verdict {
   std::vector<int64_t> index;      // one index at which it differs
   double errorBound = 1.0;         // bound on P(equivalent is wrong)
   std::string message;             // human-readable reason when not equivalent
+  int trials = 0;                  // trials run (each on every output element)
 };
 
 // Holds the reference program and its fingerprints; thread-safe to call
@@ -48,6 +52,9 @@ class Verifier {
 
   // The full check on every output element and all trials.
   Verdict check(const ir::Graph& candidate) const;
+
+  // The options in effect (threads resolved).
+  const Options& options() const;
 
  private:
   struct Impl;

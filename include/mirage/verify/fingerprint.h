@@ -1,0 +1,113 @@
+// Fingerprint evaluation: runs an ir::Graph (kernel bodies included) on
+// random field elements for one trial. Every element of a tensor carries
+//   p  — its value in Z_P (Montgomery form), always;
+//   q  — its value in Z_Q, when the tensor has an exact residue mod Q (it is
+//        built from inputs, constants and random-function results by sums,
+//        products and quotients only), so that `exp` can map it to w^q;
+//   mx — for a tensor that is the result of a maximum (reduce_max or
+//        accum(op=max)), the hash of the multiset of values maximized, so
+//        that a maximum of maxima flattens into one maximum.
+// Whether a tensor has q or mx lanes is a property of the op that produced
+// it, so it is decided per tensor, not per element. See docs/verifier.md.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mirage/ir/graph.h"
+#include "mirage/verify/field.h"
+
+namespace mirage::verify {
+
+struct FTensor {
+  ir::Shape shape;
+  std::vector<u64> p;
+  std::vector<u64> q;   // empty: no exact residue mod Q
+  std::vector<u64> mx;  // empty: not the result of a maximum
+  bool hasQ() const { return !q.empty(); }
+  bool isMax() const { return !mx.empty(); }
+  int64_t size() const { return static_cast<int64_t>(p.size()); }
+  size_t bytes() const { return (p.size() + q.size() + mx.size()) * sizeof(u64); }
+};
+using FTensorPtr = std::shared_ptr<const FTensor>;
+
+// What a random function (or hash) is keyed by; one key per kind and trial.
+enum class KeyKind {
+  InputP, InputQ,        // input elements (combined with the input's name)
+  Sqrt, Silu, Gelu, Relu, ExpNoResidue,  // random functions, value lane
+  MaxElement,            // multiset hash of one maximized value
+  MaxResult,             // the value of a maximum given its multiset hash
+  Count
+};
+
+// All randomness of one trial, derived from (seed, trial, attempt): the
+// input elements, the element w of order Q that `exp` raises, and the keys
+// of the random functions. Two programs checked in the same trial see the
+// same Trial, so equal inputs (by name) and equal random functions.
+class Trial {
+ public:
+  Trial(u64 seed, u64 trial, u64 attempt);
+  u64 id() const { return id_; }
+  u64 key(KeyKind k) const { return keys_[static_cast<size_t>(k)]; }
+  // The random function of kind k: the value lane (in Z_P) and the residue
+  // lane (in Z_Q) of its result at argument value x (a Z_P representative).
+  u64 randomP(KeyKind k, u64 x) const;
+  u64 randomQ(KeyKind k, u64 x) const;
+  // w^e for a plain exponent e in [0, Q), in Montgomery form.
+  u64 expOmega(u64 e) const;
+  u64 omega() const { return omega_; }
+  // The elements of input `name`: uniform in Z_P and, independently, in Z_Q.
+  FTensor input(const std::string& name, const ir::Shape& shape) const;
+
+ private:
+  u64 id_;
+  std::array<u64, static_cast<size_t>(KeyKind::Count)> keys_{};
+  u64 omega_;
+  std::vector<u64> omegaTable_;  // 8 windows of 8 bits: w^(j * 256^i)
+};
+
+// Outcome of evaluating a program for one trial.
+enum class EvalStatus {
+  Ok,
+  ZeroDivisor,  // some divisor was 0 in the field: the trial is resampled
+};
+
+class ThreadPool;
+
+// Evaluates the ops of a program for one trial. `pool` (may be null) runs
+// large ops and kernel grids in parallel.
+struct EvalResult {
+  EvalStatus status = EvalStatus::Ok;
+  std::vector<FTensorPtr> outputs;  // in the program's output order
+};
+
+// A store of evaluated program-level tensors, keyed by a structural hash of
+// the subgraph that computes them and the trial, so that candidates sharing
+// a prefix with the reference or with each other reuse its fingerprints.
+class FingerprintCache {
+ public:
+  explicit FingerprintCache(size_t budgetBytes);
+  ~FingerprintCache();
+  FTensorPtr find(const std::array<u64, 2>& key);
+  void insert(const std::array<u64, 2>& key, FTensorPtr t);
+  size_t bytes() const;
+  int64_t hits() const;
+  int64_t misses() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+EvalResult evaluateProgram(const ir::Graph& g, const Trial& trial, ThreadPool* pool,
+                           FingerprintCache* cache = nullptr);
+
+// Structural hash (128 bits) of every value of a program: equal hashes mean
+// the same computation on the same inputs (by name), up to the hash's
+// negligible collision probability.
+std::vector<std::array<u64, 2>> structuralHashes(const ir::Graph& g);
+
+}  // namespace mirage::verify

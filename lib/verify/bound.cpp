@@ -1,0 +1,172 @@
+// Degree analysis for the error bound (see bound.h). A value is a rational
+// function num/den of the random field elements (inputs, and the fresh
+// values that exp and the random functions introduce); we bound deg(num) and
+// deg(den) with the usual rules, conservatively (sums of fractions are put
+// over the product of their denominators).
+#include "bound.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "mirage/verify/field.h"
+
+namespace mirage::verify {
+namespace {
+
+using ir::OpKind;
+using ir::ValueId;
+
+struct Deg {
+  double n = 0;  // numerator degree
+  double d = 0;  // denominator degree
+};
+
+// Sum of `terms` values of degree x each.
+Deg sumOf(Deg x, double terms) { return {x.n + (terms - 1) * x.d, terms * x.d}; }
+
+struct Analyzer {
+  BoundStats stats;
+
+  // `scale` = how many times each op of g runs per program run (blocks, and
+  // iterations for loop-phase body ops are multiplied in below).
+  std::vector<Deg> run(const ir::Graph& g, const std::vector<Deg>& args, double blocks,
+                       double forloop) {
+    std::vector<Deg> deg(g.values.size());
+    std::vector<char> after(g.values.size(), 0);
+    auto at = [&](ValueId v) -> Deg& { return deg[static_cast<size_t>(v)]; };
+    auto count = [&](ValueId v) { return static_cast<double>(ir::numElements(g.value(v).shape)); };
+    for (const ir::Op& op : g.ops) {
+      bool isAfter = op.kind == OpKind::Accum;
+      for (ValueId in : op.inputs) isAfter = isAfter || after[static_cast<size_t>(in)];
+      for (ValueId r : op.results) after[static_cast<size_t>(r)] = isAfter;
+      double times = blocks * (isAfter ? 1.0 : forloop);
+      if (op.kind == OpKind::Accum) times = blocks * forloop;
+      Deg out;
+      switch (op.kind) {
+        case OpKind::Input: {
+          size_t k = 0;
+          while (k < g.inputs.size() && g.inputs[k] != op.results[0]) ++k;
+          out = args.empty() ? Deg{1, 0} : args.at(k);
+          break;
+        }
+        case OpKind::Const: out = {0, 0}; break;
+        case OpKind::Add:
+        case OpKind::Sub: {
+          Deg a = at(op.inputs[0]), b = at(op.inputs[1]);
+          out = {std::max(a.n + b.d, b.n + a.d), a.d + b.d};
+          break;
+        }
+        case OpKind::Mul: {
+          Deg a = at(op.inputs[0]), b = at(op.inputs[1]);
+          out = {a.n + b.n, a.d + b.d};
+          break;
+        }
+        case OpKind::Div: {
+          Deg a = at(op.inputs[0]), b = at(op.inputs[1]);
+          out = {a.n + b.d, a.d + b.n};
+          stats.divisorElements += times * count(op.inputs[1]);
+          break;
+        }
+        case OpKind::Matmul: {
+          Deg a = at(op.inputs[0]), b = at(op.inputs[1]);
+          const ir::Shape& as = g.value(op.inputs[0]).shape;
+          out = sumOf({a.n + b.n, a.d + b.d}, static_cast<double>(as.back()));
+          break;
+        }
+        case OpKind::ReduceSum:
+        case OpKind::ReduceMean: {
+          const ir::Shape& s = g.value(op.inputs[0]).shape;
+          double terms = static_cast<double>(s[static_cast<size_t>(op.dim)] / op.size);
+          out = sumOf(at(op.inputs[0]), terms);
+          break;
+        }
+        case OpKind::Square: out = {2 * at(op.inputs[0]).n, 2 * at(op.inputs[0]).d}; break;
+        case OpKind::Exp:
+        case OpKind::Sqrt:
+        case OpKind::Silu:
+        case OpKind::Gelu:
+        case OpKind::Relu:
+          stats.applications += times * count(op.inputs[0]);
+          out = {1, 0};
+          break;
+        case OpKind::Rsqrt:
+          stats.applications += times * count(op.inputs[0]);
+          stats.divisorElements += times * count(op.inputs[0]);
+          out = {0, 1};
+          break;
+        case OpKind::ReduceMax:
+          stats.applications += times * (count(op.inputs[0]) + count(op.results[0]));
+          out = {1, 0};
+          break;
+        case OpKind::Transpose:
+        case OpKind::Tile: out = at(op.inputs[0]); break;
+        case OpKind::Accum:
+          if (op.accumOp == ir::AccumOp::Max) {
+            stats.applications += times * count(op.inputs[0]) + blocks * count(op.results[0]);
+            out = {1, 0};
+          } else {
+            out = sumOf(at(op.inputs[0]), forloop);
+          }
+          break;
+        case OpKind::Save: break;
+        case OpKind::Kernel: {
+          std::vector<Deg> a;
+          for (ValueId in : op.inputs) a.push_back(at(in));
+          const ir::KernelConfig& k = op.config;
+          std::vector<Deg> body =
+              run(*op.body, a, static_cast<double>(k.grid[0] * k.grid[1] * k.grid[2]),
+                  static_cast<double>(k.forloop));
+          for (const ir::Op& s : op.body->ops)
+            if (s.kind == OpKind::Save)
+              at(op.results[static_cast<size_t>(s.resultIndex)]) = body[static_cast<size_t>(s.inputs[0])];
+          continue;
+        }
+      }
+      for (ValueId r : op.results) {
+        at(r) = out;
+        stats.maxDegree = std::max(stats.maxDegree, out.n + out.d);
+      }
+    }
+    return deg;
+  }
+};
+
+}  // namespace
+
+BoundStats boundStats(const ir::Graph& g) {
+  Analyzer a;
+  std::vector<Deg> deg = a.run(g, {}, 1, 1);
+  for (ValueId o : g.outputs) {
+    Deg d = deg[static_cast<size_t>(o)];
+    a.stats.outputDegree = std::max(a.stats.outputDegree, d.n + d.d);
+  }
+  a.stats.maxDegree = std::max(a.stats.maxDegree, a.stats.outputDegree);
+  return a.stats;
+}
+
+double trialErrorBound(const BoundStats& a, const BoundStats& b) {
+  // Q < P, so 1/Q bounds both fields' Schwartz-Zippel terms.
+  const double invQ = 1.0 / static_cast<double>(kPrimeQ);
+  double dOut = std::max(a.outputDegree, b.outputDegree);
+  double dMax = std::max(a.maxDegree, b.maxDegree);
+  double apps = a.applications + b.applications;
+  double eps = (2 * dOut + 2 * apps * dMax) * invQ;
+  // Resampling on a zero divisor conditions the trial on "no zero divisor",
+  // which can raise any event's probability by at most 1/(1 - z).
+  double z = (a.divisorElements + b.divisorElements) * dMax * invQ;
+  if (z >= 0.5) return 1.0;
+  return std::min(1.0, eps / (1 - z));
+}
+
+double errorBound(const BoundStats& a, const BoundStats& b, int trials) {
+  return std::pow(trialErrorBound(a, b), std::max(1, trials));
+}
+
+int defaultTrials(const BoundStats& a, const BoundStats& b) {
+  double eps = trialErrorBound(a, b);
+  if (eps >= 1.0) return 2;
+  int t = static_cast<int>(std::ceil(std::log(1e-9) / std::log(eps)));
+  return std::clamp(t, 2, 64);
+}
+
+}  // namespace mirage::verify

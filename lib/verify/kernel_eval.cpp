@@ -1,0 +1,199 @@
+// Kernel-body evaluation (see kernel_eval.h). Blocks are independent and
+// write disjoint parts of the results, so they run in parallel; inside a
+// block, ops run serially on tiles.
+#include "kernel_eval.h"
+
+#include <atomic>
+#include <stdexcept>
+
+#include "tensor_ops.h"
+
+namespace mirage::verify {
+namespace {
+
+using ir::OpKind;
+using ir::ValueId;
+
+struct Lanes {
+  bool q = false;
+  bool mx = false;
+};
+
+// Which lanes each body value has, from its arguments' lanes. Mirrors the
+// rules in tensor_ops.cpp.
+std::vector<Lanes> bodyLanes(const ir::Graph& body, const std::vector<FTensorPtr>& args) {
+  std::vector<Lanes> lanes(body.values.size());
+  auto at = [&](ValueId v) -> Lanes& { return lanes[static_cast<size_t>(v)]; };
+  for (size_t k = 0; k < body.inputs.size(); ++k)
+    at(body.inputs[k]) = {args[k]->hasQ(), args[k]->isMax()};
+  for (const ir::Op& op : body.ops) {
+    if (op.results.empty() || op.kind == OpKind::Input) continue;
+    Lanes l;
+    switch (op.kind) {
+      case OpKind::Const: l = {true, false}; break;
+      case OpKind::Tile:
+      case OpKind::Transpose: l = at(op.inputs[0]); break;
+      case OpKind::Matmul:
+      case OpKind::Add:
+      case OpKind::Sub:
+      case OpKind::Mul:
+      case OpKind::Div: l = {at(op.inputs[0]).q && at(op.inputs[1]).q, false}; break;
+      case OpKind::Exp: l = {!at(op.inputs[0]).q, false}; break;
+      case OpKind::Square:
+      case OpKind::ReduceSum:
+      case OpKind::ReduceMean: l = {at(op.inputs[0]).q, false}; break;
+      case OpKind::Sqrt:
+      case OpKind::Rsqrt:
+      case OpKind::Silu:
+      case OpKind::Gelu:
+      case OpKind::Relu: l = {true, false}; break;
+      case OpKind::ReduceMax: l = {true, true}; break;
+      case OpKind::Accum:
+        l = op.accumOp == ir::AccumOp::Max ? Lanes{true, true} : Lanes{at(op.inputs[0]).q, false};
+        break;
+      default: throw std::logic_error("bodyLanes: unexpected operator in a kernel body");
+    }
+    at(op.results[0]) = l;
+  }
+  return lanes;
+}
+
+void allocate(FTensor& t, const ir::Shape& shape, Lanes l) {
+  t.shape = shape;
+  size_t n = static_cast<size_t>(ir::numElements(shape));
+  t.p.resize(n);
+  if (l.q) t.q.resize(n); else t.q.clear();
+  if (l.mx) t.mx.resize(n); else t.mx.clear();
+}
+
+}  // namespace
+
+bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<FTensorPtr>& args,
+                    const Trial& trial, ThreadPool* pool,
+                    std::vector<std::shared_ptr<FTensor>>& results) {
+  const ir::Graph& body = *kernel.body;
+  const ir::KernelConfig& cfg = kernel.config;
+  std::vector<Lanes> lanes = bodyLanes(body, args);
+
+  // Phase of every value: after the for-loop when it depends on an accum.
+  std::vector<char> after(body.values.size(), 0);
+  for (const ir::Op& op : body.ops) {
+    bool a = op.kind == OpKind::Accum;
+    for (ValueId in : op.inputs) a = a || after[static_cast<size_t>(in)];
+    for (ValueId r : op.results) after[static_cast<size_t>(r)] = a;
+  }
+  std::vector<int> argIndex(body.values.size(), -1);
+  for (size_t k = 0; k < body.inputs.size(); ++k) argIndex[static_cast<size_t>(body.inputs[k])] = static_cast<int>(k);
+
+  std::vector<FTensor> constants(body.values.size());
+  for (const ir::Op& op : body.ops)
+    if (op.kind == OpKind::Const) constants[static_cast<size_t>(op.results[0])] = makeConstant(op);
+
+  results.clear();
+  for (ValueId r : kernel.results) {
+    (void)r;
+    results.push_back(std::make_shared<FTensor>());
+  }
+  for (const ir::Op& op : body.ops)
+    if (op.kind == OpKind::Save)
+      allocate(*results[static_cast<size_t>(op.resultIndex)],
+               g.value(kernel.results[static_cast<size_t>(op.resultIndex)]).shape,
+               lanes[static_cast<size_t>(op.inputs[0])]);
+
+  const int64_t gx = cfg.grid[0], gy = cfg.grid[1], gz = cfg.grid[2];
+  std::atomic<bool> zeroDivisor{false};
+  parallelFor(pool, gx * gy * gz, 1, [&](int64_t lo, int64_t hi) {
+    std::vector<FTensor> vals(body.values.size());
+    auto valueOf = [&](ValueId v) -> const FTensor* {
+      const ir::Op& prod = body.producer(v);
+      return prod.kind == OpKind::Const ? &constants[static_cast<size_t>(v)] : &vals[static_cast<size_t>(v)];
+    };
+    std::vector<const FTensor*> ins;
+    for (int64_t b = lo; b < hi && !zeroDivisor.load(std::memory_order_relaxed); ++b) {
+      const int64_t block[3] = {b % gx, (b / gx) % gy, b / (gx * gy)};
+      for (int64_t it = 0; it < cfg.forloop; ++it) {
+        for (const ir::Op& op : body.ops) {
+          if (op.kind == OpKind::Input || op.kind == OpKind::Const || op.kind == OpKind::Save) continue;
+          ValueId res = op.results[0];
+          if (op.kind == OpKind::Accum) {
+            const FTensor& x = *valueOf(op.inputs[0]);
+            FTensor& acc = vals[static_cast<size_t>(res)];
+            if (op.accumOp == ir::AccumOp::Max) {
+              if (it == 0) acc.mx.assign(x.p.size(), 0);
+              for (int64_t i = 0; i < x.size(); ++i)
+                acc.mx[static_cast<size_t>(i)] =
+                    kFieldP.add(acc.mx[static_cast<size_t>(i)], maxContribution(x, i, trial));
+            } else if (it == 0) {
+              acc.p = x.p;
+              acc.q = x.q;
+              acc.mx.clear();
+            } else {
+              for (size_t i = 0; i < x.p.size(); ++i) acc.p[i] = kFieldP.add(acc.p[i], x.p[i]);
+              for (size_t i = 0; i < acc.q.size(); ++i) acc.q[i] = kFieldQ.add(acc.q[i], x.q[i]);
+            }
+            acc.shape = x.shape;
+            continue;
+          }
+          if (after[static_cast<size_t>(res)]) continue;
+          FTensor& out = vals[static_cast<size_t>(res)];
+          if (op.kind == OpKind::Tile) {
+            ValueId argValue = op.inputs[0];
+            const FTensor& arg = *args[static_cast<size_t>(argIndex[static_cast<size_t>(argValue)])];
+            const ir::Shape& full = arg.shape;
+            const ir::Shape& tile = body.value(res).shape;
+            std::vector<int64_t> off(full.size(), 0);
+            for (int gd = 0; gd < 3; ++gd) {
+              int d = op.imap[static_cast<size_t>(gd)];
+              if (d >= 0) off[static_cast<size_t>(d)] += block[gd] * (full[static_cast<size_t>(d)] / cfg.grid[static_cast<size_t>(gd)]);
+            }
+            if (op.fmap >= 0) off[static_cast<size_t>(op.fmap)] += it * tile[static_cast<size_t>(op.fmap)];
+            allocate(out, tile, {arg.hasQ(), arg.isMax()});
+            copyBox(arg, off, out, std::vector<int64_t>(tile.size(), 0), tile);
+            continue;
+          }
+          ins.clear();
+          for (ValueId in : op.inputs) ins.push_back(valueOf(in));
+          if (!applyOp(op, ins, body.value(res).shape, trial, nullptr, out)) {
+            zeroDivisor = true;
+            return;
+          }
+        }
+      }
+      // After the loop: finish the accumulators, run the ops that depend on
+      // them, and save.
+      for (const ir::Op& op : body.ops) {
+        if (op.kind == OpKind::Accum) {
+          if (op.accumOp == ir::AccumOp::Max) {
+            FTensor& acc = vals[static_cast<size_t>(op.results[0])];
+            acc.shape = body.value(op.results[0]).shape;
+            finishMaximum(acc, trial);
+          }
+          continue;
+        }
+        if (op.kind == OpKind::Save) {
+          const FTensor& t = *valueOf(op.inputs[0]);
+          FTensor& dst = *results[static_cast<size_t>(op.resultIndex)];
+          std::vector<int64_t> off(t.shape.size(), 0);
+          for (int gd = 0; gd < 3; ++gd) {
+            int d = op.omap[static_cast<size_t>(gd)];
+            if (d >= 0) off[static_cast<size_t>(d)] += block[gd] * t.shape[static_cast<size_t>(d)];
+          }
+          copyBox(t, std::vector<int64_t>(t.shape.size(), 0), dst, off, t.shape);
+          continue;
+        }
+        if (op.results.empty() || op.kind == OpKind::Input || op.kind == OpKind::Const) continue;
+        ValueId res = op.results[0];
+        if (!after[static_cast<size_t>(res)]) continue;
+        ins.clear();
+        for (ValueId in : op.inputs) ins.push_back(valueOf(in));
+        if (!applyOp(op, ins, body.value(res).shape, trial, nullptr, vals[static_cast<size_t>(res)])) {
+          zeroDivisor = true;
+          return;
+        }
+      }
+    }
+  });
+  return !zeroDivisor.load();
+}
+
+}  // namespace mirage::verify

@@ -1,0 +1,21 @@
+// Fingerprint evaluation of one custom kernel: every block of the grid runs
+// the body with the exact tile / for-loop / accum / save semantics of the
+// language (mg-language.md, "Custom kernels").
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "mirage/ir/graph.h"
+#include "mirage/verify/fingerprint.h"
+#include "mirage/verify/thread_pool.h"
+
+namespace mirage::verify {
+
+// Runs kernel op `kernel` of program `g` on its evaluated arguments; fills
+// `results` (one per kernel result). Returns false on a zero divisor.
+bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<FTensorPtr>& args,
+                    const Trial& trial, ThreadPool* pool,
+                    std::vector<std::shared_ptr<FTensor>>& results);
+
+}  // namespace mirage::verify

@@ -1,0 +1,239 @@
+// Program-level fingerprint evaluation, the structural hashes that key the
+// fingerprint cache, and the cache itself (see fingerprint.h).
+#include <list>
+#include <mutex>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "hash.h"
+#include "kernel_eval.h"
+#include "mirage/verify/fingerprint.h"
+#include "tensor_ops.h"
+
+namespace mirage::verify {
+namespace {
+
+using ir::OpKind;
+using ir::ValueId;
+using Hash2 = std::array<u64, 2>;
+
+// Hash of one op's own attributes (not its inputs), in one of two
+// independent hash families selected by `seed`.
+u64 attributeHash(const ir::Op& op, u64 seed) {
+  u64 h = hashCombine(seed, static_cast<u64>(op.kind));
+  switch (op.kind) {
+    case OpKind::ReduceSum:
+    case OpKind::ReduceMean:
+    case OpKind::ReduceMax:
+      h = hashCombine(hashCombine(h, static_cast<u64>(op.dim)), static_cast<u64>(op.size));
+      break;
+    case OpKind::Transpose:
+      h = hashCombine(hashCombine(h, static_cast<u64>(op.dim)), static_cast<u64>(op.dim1));
+      break;
+    case OpKind::Const: {
+      FTensor c = makeConstant(op);
+      h = hashCombine(hashCombine(h, c.p[0]), c.q[0]);
+      break;
+    }
+    case OpKind::Accum: h = hashCombine(h, static_cast<u64>(op.accumOp)); break;
+    case OpKind::Tile:
+      for (int m : op.imap) h = hashCombine(h, static_cast<u64>(static_cast<int64_t>(m)));
+      h = hashCombine(h, static_cast<u64>(static_cast<int64_t>(op.fmap)));
+      break;
+    case OpKind::Save:
+      for (int m : op.omap) h = hashCombine(h, static_cast<u64>(static_cast<int64_t>(m)));
+      h = hashCombine(h, static_cast<u64>(op.resultIndex));
+      break;
+    case OpKind::Kernel:
+      for (int64_t e : op.config.grid) h = hashCombine(h, static_cast<u64>(e));
+      h = hashCombine(h, static_cast<u64>(op.config.forloop));
+      break;
+    default: break;
+  }
+  return h;
+}
+
+u64 shapeHash(u64 h, const ir::Shape& s) {
+  h = hashCombine(h, s.size());
+  for (int64_t e : s) h = hashCombine(h, static_cast<u64>(e));
+  return h;
+}
+
+// Hashes of every value of g; `argHashes` stand for the body's inputs when
+// g is a kernel body (empty for a program).
+std::vector<u64> valueHashes(const ir::Graph& g, const std::vector<u64>& argHashes, u64 seed,
+                             u64* bodyHash) {
+  std::vector<u64> hv(g.values.size(), 0);
+  u64 all = seed;
+  for (const ir::Op& op : g.ops) {
+    u64 h = attributeHash(op, seed);
+    if (op.kind == OpKind::Input) {
+      ValueId v = op.results[0];
+      size_t k = 0;
+      while (k < g.inputs.size() && g.inputs[k] != v) ++k;
+      if (!argHashes.empty())
+        h = hashCombine(h, argHashes.at(k));
+      else
+        h = shapeHash(hashCombine(h, hashString(g.value(v).name, seed)), g.value(v).shape);
+    }
+    for (ValueId in : op.inputs) h = hashCombine(h, hv[static_cast<size_t>(in)]);
+    if (op.kind == OpKind::Kernel) {
+      std::vector<u64> args;
+      for (ValueId in : op.inputs) args.push_back(hv[static_cast<size_t>(in)]);
+      u64 inner = 0;
+      valueHashes(*op.body, args, seed, &inner);
+      h = hashCombine(h, inner);
+    }
+    for (size_t r = 0; r < op.results.size(); ++r) {
+      u64 hr = shapeHash(hashCombine(h, r), g.value(op.results[r]).shape);
+      hv[static_cast<size_t>(op.results[r])] = hr;
+    }
+    all = hashCombine(all, op.results.empty() ? h : hv[static_cast<size_t>(op.results[0])]);
+  }
+  if (bodyHash) *bodyHash = all;
+  return hv;
+}
+
+Hash2 cacheKey(const Hash2& h, const Trial& trial) {
+  return {hashCombine(h[0], trial.id()), hashCombine(h[1], ~trial.id())};
+}
+
+}  // namespace
+
+std::vector<Hash2> structuralHashes(const ir::Graph& g) {
+  std::vector<u64> a = valueHashes(g, {}, 0x243f6a8885a308d3ULL, nullptr);
+  std::vector<u64> b = valueHashes(g, {}, 0x13198a2e03707344ULL, nullptr);
+  std::vector<Hash2> out(a.size());
+  for (size_t i = 0; i < a.size(); ++i) out[i] = {a[i], b[i]};
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// The cache: least recently used entries go first when over budget.
+
+struct FingerprintCache::Impl {
+  struct KeyHash {
+    size_t operator()(const Hash2& k) const { return static_cast<size_t>(k[0] ^ k[1]); }
+  };
+  using Entry = std::pair<Hash2, FTensorPtr>;
+  size_t budget = 0;
+  size_t bytes = 0;
+  int64_t hits = 0, misses = 0;
+  std::list<Entry> lru;  // front: most recent
+  std::unordered_map<Hash2, std::list<Entry>::iterator, KeyHash> index;
+  mutable std::mutex mu;
+};
+
+FingerprintCache::FingerprintCache(size_t budgetBytes) : impl_(std::make_unique<Impl>()) {
+  impl_->budget = budgetBytes;
+}
+FingerprintCache::~FingerprintCache() = default;
+
+FTensorPtr FingerprintCache::find(const Hash2& key) {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  auto it = impl_->index.find(key);
+  if (it == impl_->index.end()) {
+    ++impl_->misses;
+    return nullptr;
+  }
+  ++impl_->hits;
+  impl_->lru.splice(impl_->lru.begin(), impl_->lru, it->second);
+  return it->second->second;
+}
+
+void FingerprintCache::insert(const Hash2& key, FTensorPtr t) {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  if (t->bytes() > impl_->budget || impl_->index.count(key)) return;
+  impl_->lru.emplace_front(key, t);
+  impl_->index[key] = impl_->lru.begin();
+  impl_->bytes += t->bytes();
+  while (impl_->bytes > impl_->budget) {
+    Impl::Entry& last = impl_->lru.back();
+    impl_->bytes -= last.second->bytes();
+    impl_->index.erase(last.first);
+    impl_->lru.pop_back();
+  }
+}
+
+size_t FingerprintCache::bytes() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->bytes;
+}
+int64_t FingerprintCache::hits() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->hits;
+}
+int64_t FingerprintCache::misses() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->misses;
+}
+
+// ---------------------------------------------------------------------------
+
+EvalResult evaluateProgram(const ir::Graph& g, const Trial& trial, ThreadPool* pool,
+                           FingerprintCache* cache) {
+  EvalResult result;
+  std::vector<Hash2> hashes;
+  if (cache) hashes = structuralHashes(g);
+  std::vector<FTensorPtr> vals(g.values.size());
+  // Remaining uses of each value, so that intermediates are freed early.
+  std::vector<int64_t> uses(g.values.size(), 0);
+  for (const ir::Op& op : g.ops)
+    for (ValueId in : op.inputs) ++uses[static_cast<size_t>(in)];
+  for (ValueId o : g.outputs) uses[static_cast<size_t>(o)] += int64_t{1} << 40;
+
+  for (const ir::Op& op : g.ops) {
+    bool cached = cache && op.kind != OpKind::Const && !op.results.empty();
+    if (cached) {
+      for (ValueId r : op.results) {
+        vals[static_cast<size_t>(r)] = cache->find(cacheKey(hashes[static_cast<size_t>(r)], trial));
+        cached = cached && vals[static_cast<size_t>(r)];
+      }
+    }
+    if (!cached) {
+      switch (op.kind) {
+        case OpKind::Input: {
+          const ir::Value& v = g.value(op.results[0]);
+          vals[static_cast<size_t>(op.results[0])] = std::make_shared<FTensor>(trial.input(v.name, v.shape));
+          break;
+        }
+        case OpKind::Const:
+          vals[static_cast<size_t>(op.results[0])] = std::make_shared<FTensor>(makeConstant(op));
+          break;
+        case OpKind::Kernel: {
+          std::vector<FTensorPtr> args;
+          for (ValueId in : op.inputs) args.push_back(vals[static_cast<size_t>(in)]);
+          std::vector<std::shared_ptr<FTensor>> outs;
+          if (!evaluateKernel(g, op, args, trial, pool, outs)) {
+            result.status = EvalStatus::ZeroDivisor;
+            return result;
+          }
+          for (size_t r = 0; r < outs.size(); ++r) vals[static_cast<size_t>(op.results[r])] = std::move(outs[r]);
+          break;
+        }
+        case OpKind::Tile:
+        case OpKind::Accum:
+        case OpKind::Save: throw std::logic_error("evaluateProgram: block-level op at program level");
+        default: {
+          std::vector<const FTensor*> ins;
+          for (ValueId in : op.inputs) ins.push_back(vals[static_cast<size_t>(in)].get());
+          auto out = std::make_shared<FTensor>();
+          if (!applyOp(op, ins, g.value(op.results[0]).shape, trial, pool, *out)) {
+            result.status = EvalStatus::ZeroDivisor;
+            return result;
+          }
+          vals[static_cast<size_t>(op.results[0])] = std::move(out);
+        }
+      }
+      if (cache && op.kind != OpKind::Const)
+        for (ValueId r : op.results)
+          cache->insert(cacheKey(hashes[static_cast<size_t>(r)], trial), vals[static_cast<size_t>(r)]);
+    }
+    for (ValueId in : op.inputs)
+      if (--uses[static_cast<size_t>(in)] == 0) vals[static_cast<size_t>(in)].reset();
+  }
+  for (ValueId o : g.outputs) result.outputs.push_back(vals[static_cast<size_t>(o)]);
+  return result;
+}
+
+}  // namespace mirage::verify

@@ -1,0 +1,172 @@
+// The verifier API (verifier.h): signature check, trials with resampling on
+// zero divisors, comparison of every output element, and the error bound.
+#include "mirage/verify/verifier.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <mutex>
+
+#include "bound.h"
+#include "mirage/verify/fingerprint.h"
+#include "mirage/verify/thread_pool.h"
+
+namespace mirage::verify {
+namespace {
+
+// A trial whose inputs make some divisor vanish is redrawn (a new attempt)
+// this many times before the check gives up and reports "not equivalent".
+constexpr int kMaxAttempts = 8;
+
+std::string signatureProblem(const ir::Graph& ref, const ir::Graph& cand) {
+  if (ref.dtype != cand.dtype)
+    return fmt::format("the programs have different dtypes ({} and {})", ir::dtypeName(ref.dtype),
+                       ir::dtypeName(cand.dtype));
+  if (ref.outputs.size() != cand.outputs.size())
+    return fmt::format("the programs have different numbers of outputs ({} and {})",
+                       ref.outputs.size(), cand.outputs.size());
+  if (ref.inputs.size() != cand.inputs.size())
+    return fmt::format("the programs have different numbers of inputs ({} and {})",
+                       ref.inputs.size(), cand.inputs.size());
+  for (ir::ValueId in : ref.inputs) {
+    const ir::Value& v = ref.value(in);
+    ir::ValueId c = cand.findValue(v.name);
+    bool isInput = false;
+    for (ir::ValueId ci : cand.inputs) isInput = isInput || ci == c;
+    if (c == ir::kNoValue || !isInput)
+      return fmt::format("input '{}' of the first program is not an input of the second", v.name);
+    if (cand.value(c).shape != v.shape)
+      return fmt::format("input '{}' has shape {} in the first program and {} in the second",
+                         v.name, ir::shapeToString(v.shape), ir::shapeToString(cand.value(c).shape));
+  }
+  return {};
+}
+
+std::vector<int64_t> unflatten(int64_t flat, const ir::Shape& shape) {
+  std::vector<int64_t> idx(shape.size());
+  for (size_t i = shape.size(); i-- > 0;) {
+    idx[i] = flat % shape[i];
+    flat /= shape[i];
+  }
+  return idx;
+}
+
+std::string outputName(const ir::Graph& g, size_t i) {
+  const std::string& n = g.value(g.outputs[i]).name;
+  return n.empty() ? fmt::format("output {}", i) : n;
+}
+
+}  // namespace
+
+struct Verifier::Impl {
+  ir::Graph ref;
+  Options options;
+  BoundStats refStats;
+  std::unique_ptr<ThreadPool> pool;
+  std::unique_ptr<FingerprintCache> cache;
+  std::mutex refMu;  // guards refOutputs (and serializes reference evaluations)
+  std::map<std::pair<int, int>, EvalResult> refOutputs;  // (trial, attempt)
+
+  const EvalResult& reference(int trial, int attempt) {
+    std::lock_guard<std::mutex> lock(refMu);
+    auto key = std::make_pair(trial, attempt);
+    auto it = refOutputs.find(key);
+    if (it == refOutputs.end()) {
+      Trial t(options.seed, static_cast<u64>(trial), static_cast<u64>(attempt));
+      it = refOutputs.emplace(key, evaluateProgram(ref, t, pool.get(), cache.get())).first;
+    }
+    return it->second;
+  }
+
+  // Runs one trial (with resampling). Returns true when it ran to a
+  // comparison; fills `v` when the outputs differ or no attempt succeeded.
+  bool runTrial(const ir::Graph& cand, int trial, Verdict& v) {
+    for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
+      const EvalResult& r = reference(trial, attempt);
+      if (r.status != EvalStatus::Ok) continue;
+      Trial t(options.seed, static_cast<u64>(trial), static_cast<u64>(attempt));
+      EvalResult c = evaluateProgram(cand, t, pool.get(), cache.get());
+      if (c.status != EvalStatus::Ok) continue;
+      for (size_t o = 0; o < r.outputs.size(); ++o) {
+        const FTensor& a = *r.outputs[o];
+        const FTensor& b = *c.outputs[o];
+        if (a.shape != b.shape) {
+          v.equivalent = false;
+          v.output = outputName(ref, o);
+          v.message = fmt::format("output '{}' has shape {} in the first program and {} in the second",
+                                  v.output, ir::shapeToString(a.shape), ir::shapeToString(b.shape));
+          return false;
+        }
+        for (int64_t i = 0; i < a.size(); ++i) {
+          if (a.p[static_cast<size_t>(i)] != b.p[static_cast<size_t>(i)]) {
+            v.equivalent = false;
+            v.output = outputName(ref, o);
+            v.index = unflatten(i, a.shape);
+            v.message = fmt::format("{} differs at [{}]", v.output, fmt::join(v.index, ", "));
+            return false;
+          }
+        }
+      }
+      return true;
+    }
+    v.equivalent = false;
+    v.message = fmt::format(
+        "a divisor is zero in the field on all {} samples of trial {}; the programs divide by an "
+        "expression that may be identically zero, and equivalence cannot be shown",
+        kMaxAttempts, trial);
+    return false;
+  }
+
+  bool signatureOk(const ir::Graph& cand, Verdict& v) const {
+    std::string problem = signatureProblem(ref, cand);
+    if (problem.empty()) return true;
+    v.equivalent = false;
+    v.signatureMismatch = true;
+    v.message = problem;
+    return false;
+  }
+};
+
+Verifier::Verifier(const ir::Graph& reference, Options options) : impl_(std::make_unique<Impl>()) {
+  impl_->ref = reference;
+  impl_->options = options;
+  impl_->pool = std::make_unique<ThreadPool>(options.threads);
+  impl_->options.threads = impl_->pool->threads();
+  impl_->cache = std::make_unique<FingerprintCache>(options.cacheBytes);
+  impl_->refStats = boundStats(reference);
+}
+
+Verifier::~Verifier() = default;
+
+const Options& Verifier::options() const { return impl_->options; }
+
+bool Verifier::precheck(const ir::Graph& candidate) const {
+  Verdict v;
+  if (!impl_->signatureOk(candidate, v)) return false;
+  // Trial 0 is also the full check's first trial; with the cache, the
+  // candidate's outputs computed here are reused by check().
+  return impl_->runTrial(candidate, 0, v);
+}
+
+Verdict Verifier::check(const ir::Graph& candidate) const {
+  Verdict v;
+  if (!impl_->signatureOk(candidate, v)) return v;
+  BoundStats cand = boundStats(candidate);
+  int trials = impl_->options.trials > 0 ? impl_->options.trials : defaultTrials(impl_->refStats, cand);
+  for (int t = 0; t < trials; ++t) {
+    v.trials = t + 1;
+    if (!impl_->runTrial(candidate, t, v)) return v;
+  }
+  v.equivalent = true;
+  v.errorBound = errorBound(impl_->refStats, cand, trials);
+  return v;
+}
+
+Verdict checkEquivalent(const ir::Graph& a, const ir::Graph& b, Options options) {
+  // A one-shot check shares nothing with later checks: no cache.
+  options.cacheBytes = 0;
+  Verifier v(a, options);
+  return v.check(b);
+}
+
+}  // namespace mirage::verify
