@@ -86,8 +86,26 @@ struct LaunchWork {
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// A pre-defined operator, lowered by the generator as one kernel; the launch
-// shape assumed here is docs/cost-model.md's "pre-defined operators".
+// The largest divisor of n that is <= limit, preferring multiples of
+// `prefer` (tensor-core fragment sizes) when one exists.
+int64_t divisorAtMost(int64_t n, int64_t limit, int64_t prefer) {
+  int64_t best = 1, bestPreferred = 0;
+  for (int64_t d = 1; d <= std::min(n, limit); ++d) {
+    if (n % d != 0) continue;
+    best = d;
+    if (d % prefer == 0) bestPreferred = d;
+  }
+  return bestPreferred ? bestPreferred : best;
+}
+
+// Per-block tile budget (elements) and matmul tile edge the code generator's
+// lowering of pre-defined operators uses (lib/codegen/lower.cpp).
+constexpr int64_t kBlockElements = 4096;
+constexpr int64_t kMatmulTile = 64;
+
+// A pre-defined operator, which the generator lowers as one kernel; the
+// launch shape assumed here follows that lowering (docs/cost-model.md,
+// "Pre-defined operators").
 LaunchWork predefinedWork(const Graph& g, const Op& op, int64_t threads) {
   LaunchWork w;
   w.label = std::string(ir::opName(op.kind));
@@ -104,33 +122,35 @@ LaunchWork predefinedWork(const Graph& g, const Op& op, int64_t threads) {
   w.dramBytes = inBytes + static_cast<double>(outElems) * bytes;
 
   if (op.kind == OpKind::Matmul) {
-    // 64x64 output tiles, K in steps of 32 through double-buffered shared memory.
+    // Output tiles of up to 64x64, the for-loop walking k in steps of up to 64.
     const ir::Shape& a = g.value(op.inputs[0]).shape;
     const int64_t m = out[out.size() - 2], n = out.back(), k = a.back();
     const int64_t batch = outElems / (m * n);
-    const int64_t tm = std::min<int64_t>(64, m), tn = std::min<int64_t>(64, n);
-    w.blocks = batch * ceilDiv(m, 64) * ceilDiv(n, 64);
-    w.iterations = ceilDiv(k, 32);
-    w.smemPerBlock = 2 * (tm * 32 + 32 * tn) * bytes;
-    w.regsPerThread = 128;
-    double blockIn = static_cast<double>((tm + tn) * k) * bytes;
-    double blockOut = static_cast<double>(tm * tn) * bytes;
-    w.blockLoadBytes = blockIn + blockOut;
+    const int64_t tm = divisorAtMost(m, kMatmulTile, 16), tn = divisorAtMost(n, kMatmulTile, 8);
+    const int64_t tk = divisorAtMost(k, kMatmulTile, 16);
+    w.blocks = batch * (m / tm) * (n / tn);
+    w.iterations = k / tk;
+    w.smemPerBlock = (w.iterations > 1 ? 2 : 1) * (tm * tk + tk * tn) * bytes + tm * tn * 4;
+    w.regsPerThread = 96;
+    const double blockIn = static_cast<double>((tm + tn) * k) * bytes;
+    w.blockLoadBytes = blockIn + static_cast<double>(tm * tn) * bytes;
     w.blockSmemBytes = 2 * blockIn;  // each staged element written once, read once
   } else if (ir::isReduction(op.kind)) {
-    // One warp per output element.
-    const int64_t warps = std::max<int64_t>(1, threads / 32);
-    w.blocks = std::max<int64_t>(1, ceilDiv(outElems, warps));
-    w.smemPerBlock = 0;
+    // Blocks of up to 512 outputs; the loop walks the reduced dim in chunks
+    // of up to 4096 input elements per block.
+    w.blocks = std::max<int64_t>(1, ceilDiv(outElems, kBlockElements / 8));
+    const int64_t inPerBlock = ir::numElements(g.value(op.inputs[0]).shape) / w.blocks;
+    w.iterations = std::max<int64_t>(1, ceilDiv(inPerBlock, kBlockElements));
+    w.smemPerBlock = std::min(inPerBlock, kBlockElements) * bytes * (w.iterations > 1 ? 2 : 1);
     w.blockLoadBytes = w.dramBytes / static_cast<double>(w.blocks);
+    w.blockSmemBytes = 2.0 * static_cast<double>(inPerBlock) * bytes;
   } else {
-    // Element-wise and transpose: 8 elements (one 128-bit f16 vector) per thread.
-    w.blocks = std::max<int64_t>(1, ceilDiv(outElems, threads * 8));
-    if (op.kind == OpKind::Transpose) {
-      w.smemPerBlock = threads * 8 * bytes;
-      w.blockSmemBytes = 2.0 * static_cast<double>(w.smemPerBlock);
-    }
+    // Element-wise and transpose: blocks of up to 4096 outputs, one pass.
+    w.blocks = std::max<int64_t>(1, ceilDiv(outElems, kBlockElements));
+    const int64_t perBlock = std::min(outElems, kBlockElements);
+    w.smemPerBlock = perBlock * bytes * static_cast<int64_t>(op.inputs.size() + 1);
     w.blockLoadBytes = w.dramBytes / static_cast<double>(w.blocks);
+    w.blockSmemBytes = static_cast<double>(w.smemPerBlock) * 2;
   }
   w.blockTensorFlops = work.tensorFlops / static_cast<double>(w.blocks);
   w.blockCudaFlops = work.cudaFlops / static_cast<double>(w.blocks);
@@ -188,7 +208,6 @@ LaunchWork kernelWork(const Graph& g, const Op& op, const ArchSpec& arch, int64_
     if (b.kind == OpKind::Accum) {
       // f32 accumulators live in registers while they fit, else in shared memory.
       accumRegisterFloats += outElems;
-      w.blockCudaFlops += outElems * times;
       continue;
     }
     hasMatmul = hasMatmul || b.kind == OpKind::Matmul;
