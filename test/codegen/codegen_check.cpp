@@ -1,0 +1,150 @@
+// File-driven codegen test: reads a .mg program, generates CUDA for it (with
+// the fast paths and with the simple path for every construct), runs each
+// under the host shim on random inputs, and compares the outputs with the
+// reference interpreter's. Optionally compiles the file with nvcc.
+//
+//   codegen_check FILE.mg [--arch N] [--seed N] [--simple-only]
+//                 [--nvcc sm_XX ...] [--expect-error TEXT] [--emit FILE.cu]
+//                 [--expect-fast-path TEXT ...]
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "mirage/codegen/cuda.h"
+#include "mirage/codegen/host_runner.h"
+#include "mirage/interp/interpreter.h"
+#include "mirage/parse/parser.h"
+
+namespace {
+
+using namespace mirage;
+
+// f16 results are compared within a few units in the last place of f16
+// (plus an absolute floor for values near zero): the generated code and the
+// interpreter sum in f32 in different orders and round intermediates at
+// different points.
+bool close(float got, float want, ir::DType t) {
+  double tol = t == ir::DType::F32 ? 1e-3 : t == ir::DType::F16 ? 1e-2 : 4e-2;
+  if (std::isnan(want)) return std::isnan(got);
+  if (std::isinf(want)) return got == want;
+  return std::fabs(got - want) <= tol * (1.0 + std::fabs(want));
+}
+
+int compareOutputs(const ir::Graph& g, const std::vector<interp::Tensor>& got,
+                   const std::vector<interp::Tensor>& want, const std::string& label) {
+  int bad = 0;
+  for (size_t o = 0; o < want.size(); ++o) {
+    for (int64_t i = 0; i < want[o].size(); ++i) {
+      float a = got[o].data[static_cast<size_t>(i)], b = want[o].data[static_cast<size_t>(i)];
+      if (close(a, b, g.dtype)) continue;
+      if (bad++ < 5)
+        std::cerr << fmt::format("{}: output {} differs at flat index {}: got {}, interpreter {}\n", label,
+                                 g.value(g.outputs[o]).name, i, a, b);
+    }
+  }
+  return bad;
+}
+
+int compileWithNvcc(const std::string& source, const std::string& arch, const std::string& dir) {
+  std::string cu = dir + "/check_" + arch + ".cu";
+  std::ofstream(cu) << source;
+  std::string cmd = fmt::format("/usr/local/cuda/bin/nvcc -arch={} -c {} -o {}.o 2>&1", arch, cu, cu);
+  int rc = std::system(cmd.c_str());
+  if (rc != 0) std::cerr << "nvcc -arch=" << arch << " failed on " << cu << "\n";
+  return rc;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string path, expectError, emit;
+  std::vector<std::string> nvccArchs, expectFast;
+  int arch = 90;
+  uint64_t seed = 1;
+  bool simpleOnly = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::cerr << "missing value after " << a << "\n";
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--arch") arch = std::stoi(next());
+    else if (a == "--seed") seed = std::stoull(next());
+    else if (a == "--simple-only") simpleOnly = true;
+    else if (a == "--nvcc") nvccArchs.push_back(next());
+    else if (a == "--expect-error") expectError = next();
+    else if (a == "--expect-fast-path") expectFast.push_back(next());
+    else if (a == "--emit") emit = next();
+    else path = a;
+  }
+  auto program = parse::parseFile(path, std::cerr);
+  if (!program) return 1;
+
+  std::vector<interp::Tensor> inputs;
+  for (ir::ValueId v : program->inputs)
+    inputs.push_back(interp::randomTensor(program->value(v).shape, program->dtype, seed, program->value(v).name));
+  std::vector<interp::Tensor> want = interp::evaluate(*program, inputs);
+
+  int failures = 0;
+  for (bool fast : {true, false}) {
+    if (fast && simpleOnly) continue;
+    codegen::Options opt;
+    opt.smArch = arch;
+    opt.sourceName = path;
+    opt.fastPaths = fast;
+    codegen::Result res = codegen::generateCuda(*program, opt);
+    std::string label = fmt::format("{} ({} path)", path, fast ? "fast" : "simple");
+    if (!expectError.empty()) {
+      if (res.ok || res.error.find(expectError) == std::string::npos) {
+        std::cerr << label << ": expected an error containing '" << expectError << "', got "
+                  << (res.ok ? "success" : "'" + res.error + "'") << "\n";
+        return 1;
+      }
+      continue;
+    }
+    if (!res.ok) {
+      std::cerr << label << ": generateCuda failed: " << res.error << "\n";
+      return 1;
+    }
+    if (fast && !emit.empty()) std::ofstream(emit) << res.source;
+    if (fast)
+      for (const std::string& f : expectFast) {
+        bool found = false;
+        for (const auto& k : res.kernels)
+          for (const auto& p : k.fastPaths) found = found || p.find(f) != std::string::npos;
+        if (!found) {
+          std::cerr << label << ": expected fast path '" << f << "' to be used\n";
+          ++failures;
+        }
+      }
+    std::string error;
+    auto module = codegen::HostModule::build(res.source, error);
+    if (!module) {
+      std::cerr << label << ": " << error << "\n";
+      return 1;
+    }
+    std::vector<interp::Tensor> got;
+    if (std::string e = module->run(inputs, got); !e.empty()) {
+      std::cerr << label << ": " << e << "\n";
+      return 1;
+    }
+    int bad = compareOutputs(*program, got, want, label);
+    if (bad) std::cerr << label << ": " << bad << " elements differ\n";
+    failures += bad;
+    if (fast && !nvccArchs.empty()) {
+      std::string dir = std::filesystem::temp_directory_path().string();
+      for (const std::string& a : nvccArchs) failures += compileWithNvcc(res.source, a, dir) != 0;
+    }
+  }
+  if (failures == 0) std::cout << path << ": ok\n";
+  return failures == 0 ? 0 : 1;
+}
