@@ -466,6 +466,22 @@ TimingResult Gpu::time(const LaunchPlan& plan, const CompileResult& binary,
   return result;
 }
 
+TimingResult Gpu::timeEmptyLaunch(Compiler& compiler, const TimingOptions& options) {
+  CompileRequest request;
+  request.source = "extern \"C\" __global__ void mirage_empty() {}\n";
+  request.arch = props_.archString();
+  request.label = "the empty kernel";
+  CompileResult binary = compiler.compile(request);
+  LaunchPlan plan;
+  PlanLaunch launch;
+  launch.kernel = "mirage_empty";
+  launch.block = {32, 1, 1};
+  plan.launches = {launch};
+  TimingOptions noFlush = options;
+  noFlush.flushL2 = false;  // nothing to evict
+  return time(plan, binary, noFlush);
+}
+
 GpuStatus probeGpu(int ordinal, const std::string& driverLibrary) {
   GpuStatus status;
   std::unique_ptr<Gpu> gpu = Gpu::open(&status.reason, ordinal, driverLibrary);

@@ -5,6 +5,7 @@
 //   mirage_copy(src, dst)      copies as many bytes as both buffers hold
 //   mirage_sub(a, b, out)      out = a - b on floats (checks argument order)
 //   mirage_fault()             the launch succeeds, the next synchronize faults
+//   mirage_empty()             does nothing
 // Events report the elapsed time set with fake_cuda_set_elapsed_ms. Built with
 // FAKE_CUDA_NO_DEVICE it is a driver that finds no device.
 #include <algorithm>
@@ -130,8 +131,8 @@ CUresult cuModuleLoadData(void** module, const void* image) {
 }
 CUresult cuModuleUnload(void*) { return kSuccess; }
 CUresult cuModuleGetFunction(void** f, void*, const char* name) {
-  static Function copy{"mirage_copy"}, sub{"mirage_sub"}, fault{"mirage_fault"};
-  for (Function* fn : {&copy, &sub, &fault})
+  static Function copy{"mirage_copy"}, sub{"mirage_sub"}, fault{"mirage_fault"}, empty{"mirage_empty"};
+  for (Function* fn : {&copy, &sub, &fault, &empty})
     if (fn->name == name) {
       *f = fn;
       return kSuccess;

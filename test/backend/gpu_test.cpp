@@ -227,3 +227,24 @@ TEST_CASE("loader and launch failures are errors of that candidate") {
   CHECK(after.error.starts_with("the GPU context is unusable after an earlier fault: running the kernels failed"));
   fake.get<void (*)()>("fake_cuda_reset")();
 }
+
+TEST_CASE("the empty-kernel reference launch") {
+  if (!Compiler::available()) return;
+  FakeDriver fake;
+  fake.get<void (*)()>("fake_cuda_reset")();
+  std::string why;
+  auto gpu = Gpu::open(&why, 0, FAKE_CUDA_PATH);
+  REQUIRE(gpu);
+  fake.get<void (*)(float)>("fake_cuda_set_elapsed_ms")(0.002f);
+  Compiler compiler;
+  TimingOptions options;
+  options.warmupRuns = 1;
+  options.minRuns = 3;
+  TimingResult t = gpu->timeEmptyLaunch(compiler, options);
+  INFO(t.error);
+  REQUIRE(t.ok);
+  CHECK(t.medianUs == Approx(2.0).epsilon(1e-4));
+  CHECK(t.boundUs == 0);  // it moves nothing
+  CHECK(compiler.stats().compiled == 1);  // compiled for sm_90 by real NVRTC
+  CHECK(fake.get<int (*)()>("fake_cuda_launch_count")() == 1 + 3);
+}

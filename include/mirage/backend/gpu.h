@@ -6,6 +6,8 @@
 // events around each run of the whole launch sequence (L2 flushed before each
 // run unless asked not to) until the median is stable; a median below the
 // physical bound (minimum bytes / peak bandwidth) is a failed run, not a win.
+// After a kernel fault (illegal address, ...) the CUDA context is lost for
+// the life of the process; every later call then fails with the first fault.
 #pragma once
 
 #include <cstdint>
@@ -92,6 +94,9 @@ class Gpu {
   // Times the plan on inputs filled with small deterministic values.
   TimingResult time(const LaunchPlan& plan, const CompileResult& binary,
                     const TimingOptions& options = {});
+  // Times one launch of an empty kernel (compiled here for this device): the
+  // floor against which launch-bound candidates are judged.
+  TimingResult timeEmptyLaunch(Compiler& compiler, const TimingOptions& options = {});
 
  private:
   struct Prepared;
