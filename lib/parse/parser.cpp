@@ -872,7 +872,9 @@ class Parser {
         break;
       }
     }
-    if (at(TokenKind::Eof)) unclosed();
+    if (at(TokenKind::Eof) || (tok().firstOnLine && at(TokenKind::Ident) &&
+                               peek(1).kind == TokenKind::Equals))
+      unclosed();
     expect(TokenKind::RParen, fmt::format("',' or ')' in the call of '{}'", opTok.text));
     return apply(opTok, pos, kws, asStatement);
   }

@@ -25,7 +25,9 @@ int normalizeDim(int dim, int rank);
 Error broadcastShapes(const Shape& a, const Shape& b, Shape& out);
 
 // Checks `op` (whose inputs are values of g) and appends it to g. Negative
-// dims in the attributes are normalized in place. `kernel` is the enclosing
+// dims in the attributes are normalized in place; in imap, omap and fmap -1
+// means "unmapped", so a caller holding a user's -1 there (the last dim)
+// normalizes it first, as the parser does. `kernel` is the enclosing
 // kernel's configuration when g is a kernel body, else null. On success
 // *result is the new value (kNoValue for save). Does not handle Kernel ops:
 // see addKernel.

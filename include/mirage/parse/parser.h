@@ -67,6 +67,12 @@ std::optional<ir::Graph> parseString(std::string_view source, const std::string&
 // returns nullopt on error (warnings are printed as well).
 std::optional<ir::Graph> parseFile(const std::string& path, std::ostream& err);
 
+// The round-trip property of the printer: prints `g`, reads the text back,
+// and prints that again. True when the graph read back is the same as `g`
+// (ir::sameGraph) and both texts are identical; otherwise *why (if given)
+// says what went wrong, with the printed text.
+bool roundTrips(const ir::Graph& g, std::string* why = nullptr);
+
 // True for the words that cannot name a tensor: the keywords (graph, input,
 // output, kernel) and every operator name, shorthands and tile/accum/save
 // included.
