@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <ostream>
@@ -37,15 +38,28 @@ std::string names(const ir::Graph& g, const std::vector<ir::ValueId>& list) {
 }
 
 std::string summary(const std::string& name, ir::DType dtype, const Tensor& t) {
+  // Statistics over the finite elements; NaNs and infinities are counted.
   float lo = std::numeric_limits<float>::infinity(), hi = -lo;
   double sum = 0;
+  int64_t finite = 0, nan = 0, inf = 0;
   for (float x : t.data) {
-    lo = std::min(lo, x);
-    hi = std::max(hi, x);
-    sum += x;
+    if (std::isnan(x)) {
+      ++nan;
+    } else if (std::isinf(x)) {
+      ++inf;
+    } else {
+      lo = std::min(lo, x);
+      hi = std::max(hi, x);
+      sum += x;
+      ++finite;
+    }
   }
-  return fmt::format("{} = {}{} min={:g} max={:g} mean={:g}", name, ir::dtypeName(dtype),
-                     ir::shapeToString(t.shape), lo, hi, t.data.empty() ? 0.0 : sum / static_cast<double>(t.data.size()));
+  std::string s = fmt::format("{} = {}{}", name, ir::dtypeName(dtype), ir::shapeToString(t.shape));
+  if (finite > 0)
+    s += fmt::format(" min={:g} max={:g} mean={:g}", lo, hi, sum / static_cast<double>(finite));
+  if (nan > 0) s += fmt::format(" nan={}", nan);
+  if (inf > 0) s += fmt::format(" inf={}", inf);
+  return s;
 }
 
 }  // namespace

@@ -37,7 +37,8 @@ inline constexpr int kExitBadCommand = 2;   // bad command line
 
 // Runs `program` (already parsed and checked). Errors go to `err` as
 // "mirage-run: error: ..." lines; when no --out is given, a one-line summary
-// of each output (name, dtype, shape, min, max, mean) goes to `out`. No output
+// of each output (name, dtype, shape, min, max and mean of the finite
+// elements, counts of NaN and infinity) goes to `out`. No output
 // file is written unless the whole run succeeds, and each is written
 // atomically. Returns an exit status: kExitBadCommand for --in/--out names
 // that the program lacks, or given twice; kExitFailed for unreadable or
