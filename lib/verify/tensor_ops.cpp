@@ -243,29 +243,36 @@ void matmulLane(const MontField& f, const Shape& outShape, const Shape& aShape, 
       const u64* arow = A + (am * M + i) * K;
       const u64* bmat = bt.data() + bm * K * N;
       u64* crow = C + row * N;
+      // Two columns at a time: two 128-bit accumulators stay in registers
+      // (measured fastest on x86-64; wider blocks spill).
       int64_t j = 0;
-      for (; j + 4 <= N; j += 4) {
-        const u64 *b0r = bmat + j * K, *b1r = b0r + K, *b2r = b1r + K, *b3r = b2r + K;
-        u64 c0 = 0, c1 = 0, c2 = 0, c3 = 0;
-        for (int64_t kk = 0; kk < K; kk += 16) {
-          int64_t end = std::min(K, kk + 16);
-          u128 s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-          for (int64_t k = kk; k < end; ++k) {
+      for (; j + 2 <= N; j += 2) {
+        const u64* b0r = bmat + j * K;
+        const u64* b1r = b0r + K;
+        u64 c0 = 0, c1 = 0;
+        int64_t kk = 0;
+        for (; kk + 16 <= K; kk += 16) {  // fixed trip count: fully unrolled
+          u128 s0 = 0, s1 = 0;
+          for (int64_t k = kk; k < kk + 16; ++k) {
             u64 av = arow[k];
             s0 += static_cast<u128>(av) * b0r[k];
             s1 += static_cast<u128>(av) * b1r[k];
-            s2 += static_cast<u128>(av) * b2r[k];
-            s3 += static_cast<u128>(av) * b3r[k];
           }
           c0 = f.add(c0, f.reduceWide(s0));
           c1 = f.add(c1, f.reduceWide(s1));
-          c2 = f.add(c2, f.reduceWide(s2));
-          c3 = f.add(c3, f.reduceWide(s3));
+        }
+        if (kk < K) {
+          u128 s0 = 0, s1 = 0;
+          for (int64_t k = kk; k < K; ++k) {
+            u64 av = arow[k];
+            s0 += static_cast<u128>(av) * b0r[k];
+            s1 += static_cast<u128>(av) * b1r[k];
+          }
+          c0 = f.add(c0, f.reduceWide(s0));
+          c1 = f.add(c1, f.reduceWide(s1));
         }
         crow[j] = c0;
         crow[j + 1] = c1;
-        crow[j + 2] = c2;
-        crow[j + 3] = c3;
       }
       for (; j < N; ++j) {
         const u64* br = bmat + j * K;

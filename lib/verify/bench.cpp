@@ -1,0 +1,65 @@
+// mirage-bench's verify section (see bench.h).
+#include "mirage/verify/bench.h"
+
+#include <chrono>
+#include <ctime>
+#include <stdexcept>
+
+#include "mirage/verify/fingerprint.h"
+#include "tensor_ops.h"
+
+namespace mirage::verify {
+
+Measurement measureMulAddRate(double seconds) {
+  Trial trial(1, 0, 0);
+  FTensor a = trial.input("a", {256, 64});
+  FTensor b = trial.input("b", {64, 4096});
+  a.q.clear();  // one lane: the rate of a single field
+  b.q.clear();
+  ir::Op op;
+  op.kind = ir::OpKind::Matmul;
+  FTensor c;
+  const double macs = 256.0 * 64 * 4096;
+  double total = 0, cpu = 0;
+  std::clock_t start = std::clock();
+  while (cpu < seconds) {
+    applyOp(op, {&a, &b}, {256, 4096}, trial, nullptr, c);
+    total += macs;
+    cpu = static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
+  }
+  return {"field multiply-adds per second per core", total / cpu, "MAC/s"};
+}
+
+std::vector<Measurement> measureCheck(const std::string& name, const ir::Graph& reference,
+                                      const ir::Graph& candidate, const Options& options,
+                                      int repeats) {
+  using Clock = std::chrono::steady_clock;
+  auto seconds = [](Clock::time_point t0) {
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+  };
+  double oneShot = 1e30, candidateOnly = 1e30;
+  Verdict verdict;
+  for (int r = 0; r < repeats; ++r) {
+    auto t0 = Clock::now();
+    verdict = checkEquivalent(reference, candidate, options);
+    oneShot = std::min(oneShot, seconds(t0));
+  }
+  if (!verdict.equivalent)
+    throw std::runtime_error(name + ": the pair is not equivalent: " + verdict.message);
+  Options warm = options;
+  warm.cacheBytes = 0;  // no reuse of the candidate's own fingerprints
+  Verifier verifier(reference, warm);
+  verifier.check(candidate);  // computes the reference's fingerprints
+  for (int r = 0; r < repeats; ++r) {
+    auto t0 = Clock::now();
+    verifier.check(candidate);
+    candidateOnly = std::min(candidateOnly, seconds(t0));
+  }
+  return {{name + ": one-shot check (both programs)", oneShot, "s"},
+          {name + ": candidate check (reference cached)", candidateOnly, "s"},
+          {name + ": trials", static_cast<double>(verdict.trials), ""},
+          {name + ": error bound", verdict.errorBound, ""},
+          {"threads", static_cast<double>(verifier.options().threads), ""}};
+}
+
+}  // namespace mirage::verify

@@ -1,0 +1,90 @@
+// mirage-bench [--section NAME]... [--examples DIR] [--json]: measures the
+// components. Each section is one function below that calls its
+// component's measurement code in lib/; with no --section, all run.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <functional>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "mirage/parse/parser.h"
+#include "mirage/verify/bench.h"
+
+namespace {
+
+struct Context {
+  std::string examples;  // folder of the bundled .mg programs
+  int threads = 0;
+};
+
+using Section = std::function<std::vector<mirage::verify::Measurement>(const Context&)>;
+
+std::optional<mirage::ir::Graph> loadExample(const Context& ctx, const std::string& file) {
+  return mirage::parse::parseFile(ctx.examples + "/" + file, std::cerr);
+}
+
+// The verifier: field arithmetic rate, and full checks of the bundled
+// μGraphs against their programs at the real shapes.
+std::vector<mirage::verify::Measurement> verifySection(const Context& ctx) {
+  std::vector<mirage::verify::Measurement> out;
+  out.push_back(mirage::verify::measureMulAddRate(0.5));
+  mirage::verify::Options options;
+  options.threads = ctx.threads;
+  const std::pair<const char*, const char*> pairs[] = {
+      {"gqa.mg", "gqa_flash.mg"}, {"rmsnorm_linear.mg", "rmsnorm_linear_fused.mg"}};
+  for (auto [ref, cand] : pairs) {
+    auto a = loadExample(ctx, ref);
+    auto b = loadExample(ctx, cand);
+    if (!a || !b) throw std::runtime_error(fmt::format("cannot read {} or {}", ref, cand));
+    auto m = mirage::verify::measureCheck(fmt::format("{} vs {}", ref, cand), *a, *b, options, 3);
+    out.insert(out.end(), m.begin(), m.end());
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::map<std::string, Section> sections = {{"verify", verifySection}};
+  CLI::App app{"mirage-bench: measure the components of mirage-opt"};
+  std::vector<std::string> chosen;
+  Context ctx;
+  ctx.examples = "examples";
+  bool json = false;
+  app.add_option("--section", chosen, "sections to run (default: all): verify")
+      ->check(CLI::IsMember([&] {
+        std::vector<std::string> names;
+        for (auto& [n, s] : sections) names.push_back(n);
+        return names;
+      }()));
+  app.add_option("--examples", ctx.examples, "folder with the bundled .mg programs");
+  app.add_option("-j,--jobs", ctx.threads, "threads (default: all cores)");
+  app.add_flag("--json", json, "print one JSON object instead of text");
+  app.set_version_flag("--version", std::string("mirage-bench ") + MIRAGE_VERSION);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  }
+  if (chosen.empty())
+    for (auto& [n, s] : sections) chosen.push_back(n);
+  nlohmann::json report = nlohmann::json::object();
+  try {
+    for (const std::string& name : chosen) {
+      auto results = sections.at(name)(ctx);
+      if (!json) std::cout << "[" << name << "]\n";
+      for (const auto& m : results) {
+        report[name][m.name] = {{"value", m.value}, {"unit", m.unit}};
+        if (!json) std::cout << fmt::format("  {}: {:.4g} {}\n", m.name, m.value, m.unit);
+      }
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "mirage-bench: error: " << e.what() << "\n";
+    return 1;
+  }
+  if (json) std::cout << report.dump(2) << "\n";
+  return 0;
+}
