@@ -26,7 +26,14 @@ class Lexer {
       lastLine_ = line_;
       size_t start = pos_;
       if (pos_ >= src_.size()) {
+        // End of file is placed just after the last token, so that "found
+        // end of file" points at what is unfinished, not at trailing
+        // comments or blank lines.
         t.kind = TokenKind::Eof;
+        t.firstOnLine = false;
+        t.loc = {1, 1};
+        if (!out.empty())
+          t.loc = {out.back().loc.line, out.back().loc.col + static_cast<int>(out.back().text.size())};
         out.push_back(std::move(t));
         return out;
       }

@@ -429,7 +429,9 @@ class Parser {
       values = {inputDecl(names[0]->text)};
       kind = Binding::Kind::Input;
     } else if (atWord("kernel")) {
-      values = kernelStatement(names);
+      bool allOk = true;
+      for (bool b : ok) allOk = allOk && b;
+      values = kernelStatement(names, allOk);
       kind = Binding::Kind::KernelResult;
     } else {
       const Token& first = tok();
@@ -508,6 +510,11 @@ class Parser {
     sawOutput_ = true;
     for (;;) {
       if (!at(TokenKind::Ident)) syntaxError("the name of an output tensor");
+      if (peek(1).kind == TokenKind::LParen) {
+        error(tok().loc, "output takes tensor names, not expressions: bind the expression to a "
+                         "name first");
+        throw SyntaxError{};
+      }
       const Token& t = advance();
       ValueId v = resolveName(t);
       if (v != kNoValue) {
@@ -525,18 +532,25 @@ class Parser {
 
   // ---- kernels ------------------------------------------------------------
   // `R1, R2 = kernel(T1, ...) grid=[..] forloop=F block=B { ... }`
-  std::vector<ValueId> kernelStatement(const std::vector<const Token*>& names) {
+  // `namesOk` is false when a result name was rejected: the body is still
+  // checked, but the kernel is not built.
+  std::vector<ValueId> kernelStatement(const std::vector<const Token*>& names, bool namesOk) {
     const Token& kw = advance();  // kernel
     int errorsBefore = diags_.errorCount();
     Op op;
     op.kind = OpKind::Kernel;
     op.loc = kw.loc;
     expect(TokenKind::LParen, "'(' after 'kernel'");
-    bool ok = true;
+    bool ok = namesOk;
     std::vector<std::string> argNames;
     if (!at(TokenKind::RParen)) {
       for (;;) {
         if (!at(TokenKind::Ident)) syntaxError("the name of a tensor (kernel arguments are names)");
+        if (peek(1).kind == TokenKind::LParen) {
+          error(tok().loc, "kernel arguments are tensor names, not expressions: bind the "
+                           "expression to a name first");
+          throw SyntaxError{};
+        }
         const Token& a = advance();
         ValueId v = resolveName(a);
         if (v == kNoValue) ok = false;
@@ -559,6 +573,8 @@ class Parser {
     KernelConfig& k = op.config;
     bool seen[3] = {false, false, false};
     while (at(TokenKind::Ident)) {
+      // `NAME = ...` on a new line is the next statement: the body is missing.
+      if (tok().firstOnLine && !isArgumentKeyword(tok().text)) syntaxError("'{' to open the kernel body");
       const Token& attr = advance();
       int which = attr.text == "grid" ? 0 : attr.text == "forloop" ? 1 : attr.text == "block" ? 2 : -1;
       if (which < 0) {
@@ -711,13 +727,13 @@ class Parser {
     const Token& t = tok();
     switch (t.kind) {
       case TokenKind::Ident:
-        if (peek(1).kind == TokenKind::LParen) return call(depth, false);
         if (t.text == "input" || t.text == "kernel") {
           error(t.loc, fmt::format("'{}' must be the whole right-hand side of a statement "
                                    "('NAME = {} ...')",
                                    t.text, t.text));
           throw SyntaxError{};
         }
+        if (peek(1).kind == TokenKind::LParen) return call(depth, false);
         advance();
         return resolveName(t);
       case TokenKind::Number:
@@ -1160,7 +1176,7 @@ class Parser {
       error(r.tok->loc, "save names the kernel result it writes, found an expression");
       return kNoValue;
     }
-    for (size_t i = 0; i < body_->resultNames.size(); ++i)
+    for (size_t i = 0; i < body_->resultNames.size() && index < 0; ++i)
       if (body_->resultNames[i] == r.tok->text) index = static_cast<int>(i);
     if (index < 0) {
       error(r.tok->loc, fmt::format("'{}' is not a result of this kernel (its results are {})",

@@ -36,8 +36,9 @@ struct Token {
   std::string message;       // Error tokens: what is wrong
 };
 
-// Splits `source` into tokens; the last one is always Eof. Comments (`#` to
-// the end of the line) and whitespace are skipped.
+// Splits `source` into tokens; the last one is always Eof, placed just after
+// the last token (1:1 when there is none). Comments (`#` to the end of the
+// line) and whitespace are skipped.
 std::vector<Token> tokenize(std::string_view source);
 
 // How a token is named in messages: "'foo'", "number '12'", "end of file".
