@@ -57,6 +57,7 @@ std::unique_ptr<CudaDriver> CudaDriver::load(const std::string& library, std::st
   ok &= bind(handle, "cuMemFree_v2", &d->cuMemFree, &missing);
   ok &= bind(handle, "cuMemcpyHtoD_v2", &d->cuMemcpyHtoD, &missing);
   ok &= bind(handle, "cuMemcpyDtoH_v2", &d->cuMemcpyDtoH, &missing);
+  ok &= bind(handle, "cuMemcpyDtoDAsync_v2", &d->cuMemcpyDtoDAsync, &missing);
   ok &= bind(handle, "cuMemsetD8Async", &d->cuMemsetD8Async, &missing);
   ok &= bind(handle, "cuStreamCreate", &d->cuStreamCreate, &missing);
   ok &= bind(handle, "cuStreamDestroy_v2", &d->cuStreamDestroy, &missing);

@@ -99,6 +99,7 @@ struct Gpu::Prepared {
   // cuLaunchKernel reads.
   std::vector<std::vector<CUdeviceptr>> argValues;
   std::vector<std::vector<void*>> argPointers;
+  std::vector<std::pair<CUdeviceptr, CUdeviceptr>> copies;  // (destination, source) per plan copy
   const LaunchPlan* plan = nullptr;
   ~Prepared() {
     // Buffers first, then the module, all in the still-current context.
@@ -184,7 +185,9 @@ std::unique_ptr<Gpu> Gpu::open(std::string* whyNot, int ordinal, const std::stri
   if (CUresult r = dd.cuCtxSetCurrent(context); r != kCudaSuccess)
     return fail(fmt::format("cuCtxSetCurrent failed: {}", dd.errorText(r)));
   CUstream stream = nullptr;
-  if (CUresult r = dd.cuStreamCreate(&stream, kStreamNonBlocking); r != kCudaSuccess)
+  // A blocking stream: it waits for the legacy default stream, where the
+  // synchronous cuMemcpyHtoD copies from pageable memory run.
+  if (CUresult r = dd.cuStreamCreate(&stream, 0); r != kCudaSuccess)
     return fail(fmt::format("cannot create a stream: {}", dd.errorText(r)));
   gpu->stream_ = stream;
   return gpu;
@@ -293,17 +296,20 @@ bool Gpu::prepare(const LaunchPlan& plan, const CompileResult& binary, Prepared*
     if (!allocate(b.bytes(), &p->outputs.back())) return false;
   }
   if (!allocate(plan.workspaceBytes, &p->workspace)) return false;
+  auto address = [&](const PlanArg& a) -> CUdeviceptr {
+    switch (a.kind) {
+      case PlanArg::Kind::Input: return p->inputs[static_cast<size_t>(a.index)]->ptr;
+      case PlanArg::Kind::Output: return p->outputs[static_cast<size_t>(a.index)]->ptr;
+      case PlanArg::Kind::Workspace: return p->workspace->ptr + static_cast<CUdeviceptr>(a.offset);
+    }
+    return 0;
+  };
   for (const PlanLaunch& launch : plan.launches) {
     std::vector<CUdeviceptr> values;
-    for (const PlanArg& a : launch.args) {
-      switch (a.kind) {
-        case PlanArg::Kind::Input: values.push_back(p->inputs[static_cast<size_t>(a.index)]->ptr); break;
-        case PlanArg::Kind::Output: values.push_back(p->outputs[static_cast<size_t>(a.index)]->ptr); break;
-        case PlanArg::Kind::Workspace: values.push_back(p->workspace->ptr + static_cast<CUdeviceptr>(a.offset)); break;
-      }
-    }
+    for (const PlanArg& a : launch.args) values.push_back(address(a));
     p->argValues.push_back(std::move(values));
   }
+  for (const PlanCopy& c : plan.copies) p->copies.emplace_back(address(c.destination), address(c.source));
   // Addresses are taken only once argValues stops growing.
   for (std::vector<CUdeviceptr>& values : p->argValues) {
     std::vector<void*> pointers;
@@ -324,6 +330,12 @@ bool Gpu::launchAll(const Prepared& p, std::string* error) {
                fmt::format("cuLaunchKernel({})", l.kernel).c_str(), error))
       return false;
   }
+  for (size_t i = 0; i < p.copies.size(); ++i)
+    if (!check(d.cuMemcpyDtoDAsync(p.copies[i].first, p.copies[i].second,
+                                   static_cast<size_t>(p.plan->copies[i].bytes),
+                                   static_cast<CUstream>(stream_)),
+               "cuMemcpyDtoDAsync", error))
+      return false;
   return true;
 }
 

@@ -117,6 +117,36 @@ std::string parseLaunch(const std::vector<std::string_view>& w, PlanLaunch* laun
   return {};
 }
 
+std::string argText(const PlanArg& a) {
+  switch (a.kind) {
+    case PlanArg::Kind::Input: return fmt::format("in{}", a.index);
+    case PlanArg::Kind::Output: return fmt::format("out{}", a.index);
+    case PlanArg::Kind::Workspace: return fmt::format("ws+{}", a.offset);
+  }
+  return "?";
+}
+
+// Empty when `arg` names an existing buffer with room for `bytes` bytes
+// (0: a kernel argument, whose extent the plan does not know).
+std::string checkArg(const LaunchPlan& plan, const PlanArg& arg, int64_t bytes) {
+  auto inBuffers = [&](const std::vector<PlanBuffer>& buffers, const char* what) -> std::string {
+    if (arg.index < 0 || arg.index >= static_cast<int>(buffers.size()))
+      return fmt::format("uses {}, but the plan has {} {}", argText(arg), buffers.size(), what);
+    if (bytes > buffers[static_cast<size_t>(arg.index)].bytes())
+      return fmt::format("overruns {} ({} bytes)", argText(arg), buffers[static_cast<size_t>(arg.index)].bytes());
+    return {};
+  };
+  switch (arg.kind) {
+    case PlanArg::Kind::Input: return inBuffers(plan.inputs, "inputs");
+    case PlanArg::Kind::Output: return inBuffers(plan.outputs, "outputs");
+    case PlanArg::Kind::Workspace:
+      if (arg.offset + std::max<int64_t>(bytes, 1) > plan.workspaceBytes)
+        return fmt::format("uses {}, beyond the {}-byte workspace", argText(arg), plan.workspaceBytes);
+      return {};
+  }
+  return {};
+}
+
 }  // namespace
 
 int64_t LaunchPlan::minimumBytes() const {
@@ -156,6 +186,14 @@ std::optional<LaunchPlan> parseLaunchPlan(std::string_view source, std::string* 
     } else if (w[0] == "workspace") {
       if (w.size() != 2 || !parseNumber(w[1], &plan.workspaceBytes) || plan.workspaceBytes < 0)
         return fail(lineNo, "expected 'workspace BYTES'");
+    } else if (w[0] == "copy") {
+      PlanCopy copy;
+      if (w.size() != 4 || !parseArg(w[1], &copy.destination) || !parseArg(w[2], &copy.source) ||
+          !parseNumber(w[3], &copy.bytes) || copy.bytes <= 0)
+        return fail(lineNo, "expected 'copy DST SRC BYTES' (inN, outN or ws+BYTES)");
+      if (copy.destination.kind == PlanArg::Kind::Input)
+        return fail(lineNo, "a copy may not write an input");
+      plan.copies.push_back(copy);
     } else if (w[0] == "launch") {
       PlanLaunch launch;
       if (std::string e = parseLaunch(w, &launch); !e.empty()) return fail(lineNo, e);
@@ -173,25 +211,17 @@ std::optional<LaunchPlan> parseLaunchPlan(std::string_view source, std::string* 
     return std::nullopt;
   }
   for (const PlanLaunch& launch : plan.launches)
-    for (const PlanArg& arg : launch.args) {
-      if (arg.kind == PlanArg::Kind::Input &&
-          (arg.index < 0 || arg.index >= static_cast<int>(plan.inputs.size()))) {
-        *error = fmt::format("launch of {} reads in{}, but the plan has {} inputs", launch.kernel,
-                             arg.index, plan.inputs.size());
+    for (const PlanArg& arg : launch.args)
+      if (std::string e = checkArg(plan, arg, 0); !e.empty()) {
+        *error = fmt::format("launch of {} {}", launch.kernel, e);
         return std::nullopt;
       }
-      if (arg.kind == PlanArg::Kind::Output &&
-          (arg.index < 0 || arg.index >= static_cast<int>(plan.outputs.size()))) {
-        *error = fmt::format("launch of {} writes out{}, but the plan has {} outputs",
-                             launch.kernel, arg.index, plan.outputs.size());
+  for (const PlanCopy& copy : plan.copies)
+    for (const PlanArg* arg : {&copy.destination, &copy.source})
+      if (std::string e = checkArg(plan, *arg, copy.bytes); !e.empty()) {
+        *error = fmt::format("copy of {} bytes {}", copy.bytes, e);
         return std::nullopt;
       }
-      if (arg.kind == PlanArg::Kind::Workspace && arg.offset >= std::max<int64_t>(plan.workspaceBytes, 1)) {
-        *error = fmt::format("launch of {} uses ws+{}, beyond the {}-byte workspace",
-                             launch.kernel, arg.offset, plan.workspaceBytes);
-        return std::nullopt;
-      }
-    }
   return plan;
 }
 
@@ -206,17 +236,13 @@ std::string formatLaunchPlan(const LaunchPlan& plan) {
   out += fmt::format("{} workspace {}\n", kPrefix, plan.workspaceBytes);
   for (const PlanLaunch& l : plan.launches) {
     std::vector<std::string> args;
-    for (const PlanArg& a : l.args) {
-      switch (a.kind) {
-        case PlanArg::Kind::Input: args.push_back(fmt::format("in{}", a.index)); break;
-        case PlanArg::Kind::Output: args.push_back(fmt::format("out{}", a.index)); break;
-        case PlanArg::Kind::Workspace: args.push_back(fmt::format("ws+{}", a.offset)); break;
-      }
-    }
+    for (const PlanArg& a : l.args) args.push_back(argText(a));
     out += fmt::format("{} launch {} grid={} block={} smem={} args={}\n", kPrefix, l.kernel,
                        fmt::join(l.grid, ","), fmt::join(l.block, ","), l.sharedBytes,
                        fmt::join(args, ","));
   }
+  for (const PlanCopy& c : plan.copies)
+    out += fmt::format("{} copy {} {} {}\n", kPrefix, argText(c.destination), argText(c.source), c.bytes);
   return out;
 }
 

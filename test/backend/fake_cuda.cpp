@@ -188,6 +188,11 @@ CUresult cuMemcpyDtoH_v2(void* dst, CUdeviceptr src, size_t n) {
   std::memcpy(dst, reinterpret_cast<void*>(src), n);
   return kSuccess;
 }
+CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n, void*) {
+  if (bytesFrom(dst) < n || bytesFrom(src) < n) return kInvalidValue;
+  std::memmove(reinterpret_cast<void*>(dst), reinterpret_cast<void*>(src), n);
+  return kSuccess;
+}
 CUresult cuMemsetD8Async(CUdeviceptr p, unsigned char v, size_t n, void*) {
   if (bytesFrom(p) < n) return kInvalidValue;
   std::memset(reinterpret_cast<void*>(p), v, n);

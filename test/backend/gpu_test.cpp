@@ -139,7 +139,7 @@ TEST_CASE("a run passes buffers in plan order and reads the outputs back") {
   CHECK(bad.error == "1 input buffers given, the plan has 2");
 }
 
-TEST_CASE("workspace arguments point into one workspace allocation") {
+TEST_CASE("workspace arguments point into one workspace allocation; copies follow the launches") {
   std::string why;
   auto gpu = Gpu::open(&why, 0, FAKE_CUDA_PATH);
   REQUIRE(gpu);
@@ -154,12 +154,18 @@ TEST_CASE("workspace arguments point into one workspace allocation") {
   a.args = {{PlanArg::Kind::Input, 0, 0}, {PlanArg::Kind::Workspace, 0, 16}};
   b.args = {{PlanArg::Kind::Workspace, 0, 16}, {PlanArg::Kind::Output, 0, 0}};
   plan.launches = {a, b};
+  // An output that repeats the input is copied after the launches.
+  plan.outputs.push_back({"X_again", mirage::ir::DType::F32, {4}});
+  plan.copies = {{{PlanArg::Kind::Output, 1, 0}, {PlanArg::Kind::Input, 0, 0}, 16}};
   RunResult r = gpu->run(plan, fakeBinary(), {floats({1, 2, 3, 4})});
   INFO(r.error);
   REQUIRE(r.ok);
-  std::vector<float> y(4);
+  REQUIRE(r.outputs.size() == 2);
+  std::vector<float> y(4), again(4);
   std::memcpy(y.data(), r.outputs[0].data(), 16);
+  std::memcpy(again.data(), r.outputs[1].data(), 16);
   CHECK(y == std::vector<float>{1, 2, 3, 4});
+  CHECK(again == std::vector<float>{1, 2, 3, 4});
 }
 
 TEST_CASE("timing takes the median of event times and rejects impossible ones") {

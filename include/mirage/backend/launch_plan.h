@@ -10,9 +10,12 @@
 //   // mirage-plan output Y f16 16,6144
 //   // mirage-plan workspace 196608
 //   // mirage-plan launch mirage_k0 grid=96,1,1 block=128,1,1 smem=20480 args=in0,in1,ws+0
+//   // mirage-plan copy out1 in0 8192
 //
 // Every kernel parameter is a pointer: `inN` / `outN` are the N-th input or
 // output buffer (declaration order), `ws+B` the workspace base plus B bytes.
+// `copy DST SRC BYTES` lines are device-to-device copies the entry point
+// makes after all launches (an output that is an input, or repeats a value).
 #pragma once
 
 #include <array>
@@ -48,11 +51,18 @@ struct PlanLaunch {
   std::vector<PlanArg> args;
 };
 
+struct PlanCopy {
+  PlanArg destination;
+  PlanArg source;
+  int64_t bytes = 0;
+};
+
 struct LaunchPlan {
   std::vector<PlanBuffer> inputs;
   std::vector<PlanBuffer> outputs;
   int64_t workspaceBytes = 0;
   std::vector<PlanLaunch> launches;
+  std::vector<PlanCopy> copies;  // after all launches, in order
 
   // Bytes every correct implementation moves through device memory at least
   // once: all inputs read, all outputs written.
