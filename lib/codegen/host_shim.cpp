@@ -85,24 +85,67 @@ inline __nv_bfloat16 __float2bfloat16_rn(float f) { return __nv_bfloat16{mg_bf16
 inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 
 // ---- blocks and threads ----
+// A fiber switch saves the callee-saved registers on the old stack and swaps
+// stack pointers (x86-64); elsewhere ucontext does the same, more slowly.
+#if defined(__x86_64__)
+extern "C" void mg_shim_switch(void** saveSp, void* newSp);
+asm(R"ASM(
+.text
+.globl mg_shim_switch
+.hidden mg_shim_switch
+.type mg_shim_switch,@function
+mg_shim_switch:
+  pushq %rbp
+  pushq %rbx
+  pushq %r12
+  pushq %r13
+  pushq %r14
+  pushq %r15
+  movq %rsp, (%rdi)
+  movq %rsi, %rsp
+  popq %r15
+  popq %r14
+  popq %r13
+  popq %r12
+  popq %rbx
+  popq %rbp
+  ret
+.size mg_shim_switch, .-mg_shim_switch
+)ASM");
+#define MG_SHIM_ASM_SWITCH 1
+#endif
+
 namespace mg_shim {
 
 constexpr size_t kStackBytes = 256 * 1024;
 constexpr int kExchangeBytes = 64;  // per thread, for warp-level exchanges
 
 struct Fiber {
+#if MG_SHIM_ASM_SWITCH
+  void* sp = nullptr;
+#else
   ucontext_t context;
+#endif
   bool done = false;
+  // What the fiber waits for: 0 nothing, 1 the block barrier, 2 its warp's
+  // barrier, until the generation moves past `waitGeneration`.
+  int waitKind = 0;
+  unsigned long waitGeneration = 0;
 };
 
 struct Block {
   int threads = 0, live = 0, current = 0;
   std::vector<Fiber> fibers;
+#if MG_SHIM_ASM_SWITCH
+  void* schedulerSp = nullptr;
+#else
   ucontext_t scheduler;
+#endif
   int arrived = 0;
   unsigned long generation = 0;
   std::vector<int> warpArrived;
   std::vector<unsigned long> warpGeneration;
+  std::vector<unsigned long> warpMmaGeneration;  // 1 + the barrier generation of the last product
   std::vector<unsigned char> exchange;
   std::vector<unsigned char> shared;
   unsigned long progress = 0;
@@ -119,9 +162,14 @@ inline thread_local dim3 blockDim, gridDim;
 
 namespace mg_shim {
 
+// Back to the scheduler; it resumes this fiber once its wait is over.
 inline void yield() {
   Block* b = current_block;
+#if MG_SHIM_ASM_SWITCH
+  mg_shim_switch(&b->fibers[static_cast<size_t>(b->current)].sp, b->schedulerSp);
+#else
   swapcontext(&b->fibers[static_cast<size_t>(b->current)].context, &b->scheduler);
+#endif
 }
 
 inline int warpLanes(const Block* b, int warp) {
@@ -141,7 +189,11 @@ inline void warpBarrier() {
     ++b->warpGeneration[static_cast<size_t>(w)];
     return;
   }
-  while (b->warpGeneration[static_cast<size_t>(w)] == mine) yield();
+  Fiber& f = b->fibers[static_cast<size_t>(b->current)];
+  f.waitKind = 2;
+  f.waitGeneration = mine;
+  yield();
+  f.waitKind = 0;
 }
 
 inline unsigned char* exchangeSlot(int thread) {
@@ -152,6 +204,10 @@ inline void fiberMain() {
   Block* b = current_block;
   (*b->body)();
   b->fibers[static_cast<size_t>(b->current)].done = true;
+#if MG_SHIM_ASM_SWITCH
+  void* dead;
+  mg_shim_switch(&dead, b->schedulerSp);  // never resumed
+#endif
 }
 
 // Releases barriers that were waiting only for threads that have now exited.
@@ -167,6 +223,12 @@ inline void releaseAfterExit(Block* b) {
     }
 }
 
+inline bool waiting(const Block& b, const Fiber& f, int t) {
+  if (f.waitKind == 1) return b.generation == f.waitGeneration;
+  if (f.waitKind == 2) return b.warpGeneration[static_cast<size_t>(t / 32)] == f.waitGeneration;
+  return false;
+}
+
 // Runs every block of the grid; returns false on a deadlock (threads
 // waiting at barriers that can never be released).
 inline bool runGrid(dim3 grid, dim3 block, size_t sharedBytes, std::function<void()>& body) {
@@ -178,7 +240,8 @@ inline bool runGrid(dim3 grid, dim3 block, size_t sharedBytes, std::function<voi
   Block b;
   b.threads = threads;
   b.body = &body;
-  b.exchange.assign(static_cast<size_t>(threads) * kExchangeBytes, 0);
+  // Per-thread slots, then 512 bytes per warp for the mma product.
+  b.exchange.assign(static_cast<size_t>(threads) * kExchangeBytes + static_cast<size_t>((threads + 31) / 32) * 512, 0);
   b.shared.assign(sharedBytes + 16, 0);
   Block* saved = current_block;
   current_block = &b;
@@ -194,25 +257,42 @@ inline bool runGrid(dim3 grid, dim3 block, size_t sharedBytes, std::function<voi
         b.arrived = 0;
         b.warpArrived.assign(static_cast<size_t>((threads + 31) / 32), 0);
         b.warpGeneration.assign(b.warpArrived.size(), 0);
+        b.warpMmaGeneration.assign(b.warpArrived.size(), 0);
         for (int t = 0; t < threads; ++t) {
           Fiber& f = b.fibers[static_cast<size_t>(t)];
+          char* base = static_cast<char*>(stacks) + kStackBytes * static_cast<size_t>(t);
+#if MG_SHIM_ASM_SWITCH
+          // Initial frame: six saved registers, then the return address
+          // (fiberMain) at a 16-byte boundary, as if fiberMain were called.
+          void** top = reinterpret_cast<void**>(base + kStackBytes - 16);
+          top[0] = reinterpret_cast<void*>(&fiberMain);
+          top[1] = nullptr;
+          for (int r = 1; r <= 6; ++r) top[-r] = nullptr;
+          f.sp = top - 6;
+#else
           getcontext(&f.context);
-          f.context.uc_stack.ss_sp = static_cast<char*>(stacks) + kStackBytes * static_cast<size_t>(t);
+          f.context.uc_stack.ss_sp = base;
           f.context.uc_stack.ss_size = kStackBytes;
           f.context.uc_link = &b.scheduler;
           makecontext(&f.context, fiberMain, 0);
+#endif
         }
         while (b.live > 0) {
           unsigned long before = b.progress;
           for (int t = 0; t < threads; ++t) {
-            if (b.fibers[static_cast<size_t>(t)].done) continue;
+            Fiber& f = b.fibers[static_cast<size_t>(t)];
+            if (f.done || waiting(b, f, t)) continue;
             b.current = t;
             threadIdx = uint3{static_cast<unsigned>(t) % block.x, (static_cast<unsigned>(t) / block.x) % block.y,
                               static_cast<unsigned>(t) / (block.x * block.y)};
-            swapcontext(&b.scheduler, &b.fibers[static_cast<size_t>(t)].context);
-            if (b.fibers[static_cast<size_t>(t)].done) {
+#if MG_SHIM_ASM_SWITCH
+            mg_shim_switch(&b.schedulerSp, f.sp);
+#else
+            swapcontext(&b.scheduler, &f.context);
+#endif
+            ++b.progress;
+            if (f.done) {
               --b.live;
-              ++b.progress;
               releaseAfterExit(&b);
             }
           }
@@ -240,7 +320,11 @@ inline void __syncthreads() {
     ++b->generation;
     return;
   }
-  while (b->generation == mine) mg_shim::yield();
+  mg_shim::Fiber& f = b->fibers[static_cast<size_t>(b->current)];
+  f.waitKind = 1;
+  f.waitGeneration = mine;
+  mg_shim::yield();
+  f.waitKind = 0;
 }
 
 inline float __shfl_xor_sync(unsigned, float v, int laneMask, int = 32) {
@@ -285,28 +369,37 @@ inline cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t n, cudaMem
 // (g+8, 2q), (g+8, 2q+1); where g = lane / 4 and q = lane % 4.
 inline void mg_host_mma(float* d, const unsigned* a, const unsigned* b, bool bf16) {
   mg_shim::Block* blk = mg_shim::current_block;
-  int t = blk->current, lane = t % 32, base = t - lane;
+  int t = blk->current, lane = t % 32, base = t - lane, w = t / 32;
   unsigned regs[6] = {a[0], a[1], a[2], a[3], b[0], b[1]};
   memcpy(mg_shim::exchangeSlot(t), regs, sizeof regs);
   mg_shim::warpBarrier();
-  auto value = [&](int fromLane, int reg, int high) {
-    unsigned r;
-    memcpy(&r, mg_shim::exchangeSlot(base + fromLane) + 4 * reg, 4);
-    unsigned short h = static_cast<unsigned short>(high ? r >> 16 : r & 0xffffu);
-    return bf16 ? mg_bf16_float(h) : mg_half_float(h);
-  };
-  auto A = [&](int row, int k) { return value((row % 8) * 4 + (k % 8) / 2, (row >= 8) + 2 * (k >= 8), k % 2); };
-  auto B = [&](int k, int col) { return value(col * 4 + (k % 8) / 2, 4 + (k >= 8), k % 2); };
-  int g = lane / 4, q = lane % 4;
-  float out[4];
-  for (int e = 0; e < 4; ++e) {
-    int row = g + (e >= 2 ? 8 : 0), col = 2 * q + e % 2;
-    float s = 0.0f;
-    for (int k = 0; k < 16; ++k) s += A(row, k) * B(k, col);
-    out[e] = d[e] + s;
+  // The first lane past the barrier multiplies the gathered fragments once
+  // for the warp; the product stays valid until every lane has read it,
+  // since the next mma of this warp first needs all lanes at its barrier.
+  float* product = reinterpret_cast<float*>(mg_shim::exchangeSlot(blk->threads + w * 8));
+  unsigned long& done = blk->warpMmaGeneration[static_cast<size_t>(w)];
+  if (done != blk->warpGeneration[static_cast<size_t>(w)] + 1) {
+    done = blk->warpGeneration[static_cast<size_t>(w)] + 1;
+    auto value = [&](int fromLane, int reg, int high) {
+      unsigned r;
+      memcpy(&r, mg_shim::exchangeSlot(base + fromLane) + 4 * reg, 4);
+      unsigned short h = static_cast<unsigned short>(high ? r >> 16 : r & 0xffffu);
+      return bf16 ? mg_bf16_float(h) : mg_half_float(h);
+    };
+    float A[16][16], B[16][8];
+    for (int row = 0; row < 16; ++row)
+      for (int k = 0; k < 16; ++k) A[row][k] = value((row % 8) * 4 + (k % 8) / 2, (row >= 8) + 2 * (k >= 8), k % 2);
+    for (int k = 0; k < 16; ++k)
+      for (int col = 0; col < 8; ++col) B[k][col] = value(col * 4 + (k % 8) / 2, 4 + (k >= 8), k % 2);
+    for (int row = 0; row < 16; ++row)
+      for (int col = 0; col < 8; ++col) {
+        float s = 0.0f;
+        for (int k = 0; k < 16; ++k) s += A[row][k] * B[k][col];
+        product[row * 8 + col] = s;
+      }
   }
-  mg_shim::warpBarrier();
-  for (int e = 0; e < 4; ++e) d[e] = out[e];
+  int g = lane / 4, q = lane % 4;
+  for (int e = 0; e < 4; ++e) d[e] += product[(g + (e >= 2 ? 8 : 0)) * 8 + 2 * q + e % 2];
 }
 inline void mg_mma_m16n8k16_f16(float* d, const unsigned* a, const unsigned* b) { mg_host_mma(d, a, b, false); }
 inline void mg_mma_m16n8k16_bf16(float* d, const unsigned* a, const unsigned* b) { mg_host_mma(d, a, b, true); }
