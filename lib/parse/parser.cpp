@@ -424,34 +424,45 @@ class Parser {
 
     std::vector<ValueId> values;
     Binding::Kind kind = Binding::Kind::Tensor;
-    if (atWord("input")) {
-      if (names.size() > 1) error(names[1]->loc, "'input' declares one tensor; bind it to one name");
-      values = {inputDecl(names[0]->text)};
-      kind = Binding::Kind::Input;
-    } else if (atWord("kernel")) {
-      bool allOk = true;
-      for (bool b : ok) allOk = allOk && b;
-      values = kernelStatement(names, allOk);
-      kind = Binding::Kind::KernelResult;
-    } else {
-      const Token& first = tok();
-      ValueId v = expression(0);
-      if (names.size() > 1) {
-        error(first.loc, fmt::format("only a kernel has several results; this expression has one, "
-                                     "but {} names are bound",
-                                     names.size()));
-        v = kNoValue;
+    // The names are bound even when the right-hand side has a syntax error
+    // (as failed bindings), so that their uses do not give more errors.
+    auto bindAll = [&] {
+      stmtNames_.clear();
+      for (size_t i = 0; i < names.size(); ++i) {
+        if (!ok[i]) continue;
+        ValueId v = i < values.size() ? values[i] : kNoValue;
+        if (v != kNoValue && g_.values[static_cast<size_t>(v)].name.empty())
+          g_.values[static_cast<size_t>(v)].name = std::string(names[i]->text);
+        names_.bind(std::string(names[i]->text), Binding{v, names[i]->loc, false, kind});
       }
-      values = {v};
+    };
+    try {
+      if (atWord("input")) {
+        kind = Binding::Kind::Input;
+        if (names.size() > 1) error(names[1]->loc, "'input' declares one tensor; bind it to one name");
+        values = {inputDecl(names[0]->text)};
+      } else if (atWord("kernel")) {
+        kind = Binding::Kind::KernelResult;
+        bool allOk = true;
+        for (bool b : ok) allOk = allOk && b;
+        values = kernelStatement(names, allOk);
+      } else {
+        const Token& first = tok();
+        ValueId v = expression(0);
+        if (names.size() > 1) {
+          error(first.loc, fmt::format("only a kernel has several results; this expression has "
+                                       "one, but {} names are bound",
+                                       names.size()));
+          v = kNoValue;
+        }
+        values = {v};
+      }
+    } catch (const SyntaxError&) {
+      values.clear();
+      bindAll();
+      throw;
     }
-    stmtNames_.clear();
-    for (size_t i = 0; i < names.size(); ++i) {
-      if (!ok[i]) continue;
-      ValueId v = i < values.size() ? values[i] : kNoValue;
-      if (v != kNoValue && g_.values[static_cast<size_t>(v)].name.empty())
-        g_.values[static_cast<size_t>(v)].name = std::string(names[i]->text);
-      names_.bind(std::string(names[i]->text), Binding{v, names[i]->loc, false, kind});
-    }
+    bindAll();
   }
 
   // `input DTYPE[d0, d1, ...]`
@@ -708,7 +719,13 @@ class Parser {
       throw SyntaxError{};
     }
     bool ok = checkNewName(name);
-    ValueId v = expression(0);
+    ValueId v = kNoValue;
+    try {
+      v = expression(0);
+    } catch (const SyntaxError&) {
+      if (ok) body_->locals.bind(std::string(name.text), Binding{kNoValue, name.loc, false, Binding::Kind::Tensor});
+      throw;
+    }
     if (!ok) return;
     if (v != kNoValue && body_->body->values[static_cast<size_t>(v)].name.empty())
       body_->body->values[static_cast<size_t>(v)].name = std::string(name.text);
