@@ -57,7 +57,7 @@ void checkValues(const Tensor& t, const Shape& shape, const std::vector<float>& 
 
 }  // namespace
 
-TEST_CASE("imap: block i sees chunk i; omap places it", "[interp][kernel]") {
+TEST_CASE("imap: block i sees chunk i, omap places it", "[interp][kernel]") {
   // A = [[0,1],[2,3],[4,5],[6,7]]; two blocks along x split dim 0: block 0
   // sees rows 0-1, block 1 rows 2-3. Saved with omap={x:1}, block i's tile
   // becomes columns 2i..2i+1 of R[2, 4].
@@ -113,7 +113,7 @@ TEST_CASE("three grid dims, permuted between imap and omap", "[interp][kernel]")
           }
 }
 
-TEST_CASE("fmap: iteration i sees part i; accum sums", "[interp][kernel]") {
+TEST_CASE("fmap: iteration i sees part i, accum sums", "[interp][kernel]") {
   // A = [[1..6], [7..12]]; forloop 3 splits dim 1 into parts of 2:
   // R[r, c] = A[r, c] + A[r, c+2] + A[r, c+4].
   Tensor r = runKernel({2, 6}, iota({2, 6}, 1), config({1, 1, 1}, 3), [](Body& b) {
@@ -182,7 +182,7 @@ TEST_CASE("in-loop operations run every iteration, after-loop ones once", "[inte
   CHECK(std::isinf(r.data[1]));
 }
 
-TEST_CASE("tiles stay f32 inside a body; the saved result is rounded", "[interp][kernel][rounding]") {
+TEST_CASE("tiles stay f32 inside a body, the saved result is rounded", "[interp][kernel][rounding]") {
   // f16 program, A = [1]: in the body x + 0.0001 - 1 is 1.0001e-4 in f32; were
   // the intermediate rounded to f16, 1 + 0.0001 would be 1 and the result 0.
   Tensor r = runKernel(
