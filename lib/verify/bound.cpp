@@ -145,8 +145,9 @@ BoundStats boundStats(const ir::Graph& g) {
 }
 
 double trialErrorBound(const BoundStats& a, const BoundStats& b) {
-  // Q < P, so 1/Q bounds both fields' Schwartz-Zippel terms.
-  const double invQ = 1.0 / static_cast<double>(kPrimeQ);
+  // Every trial's Q exceeds 2^60 and P > Q, so 2^-60 bounds both fields'
+  // Schwartz-Zippel terms.
+  const double invQ = std::ldexp(1.0, -60);
   double dOut = std::max(a.outputDegree, b.outputDegree);
   double dMax = std::max(a.maxDegree, b.maxDegree);
   double apps = a.applications + b.applications;

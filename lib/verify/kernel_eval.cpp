@@ -87,7 +87,7 @@ bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<
 
   std::vector<FTensor> constants(body.values.size());
   for (const ir::Op& op : body.ops)
-    if (op.kind == OpKind::Const) constants[static_cast<size_t>(op.results[0])] = makeConstant(op);
+    if (op.kind == OpKind::Const) constants[static_cast<size_t>(op.results[0])] = makeConstant(op, trial.P(), trial.Q());
 
   results.clear();
   for (ValueId r : kernel.results) {
@@ -122,14 +122,14 @@ bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<
               if (it == 0) acc.mx.assign(x.p.size(), 0);
               for (int64_t i = 0; i < x.size(); ++i)
                 acc.mx[static_cast<size_t>(i)] =
-                    kFieldP.add(acc.mx[static_cast<size_t>(i)], maxContribution(x, i, trial));
+                    trial.P().add(acc.mx[static_cast<size_t>(i)], maxContribution(x, i, trial));
             } else if (it == 0) {
               acc.p = x.p;
               acc.q = x.q;
               acc.mx.clear();
             } else {
-              for (size_t i = 0; i < x.p.size(); ++i) acc.p[i] = kFieldP.add(acc.p[i], x.p[i]);
-              for (size_t i = 0; i < acc.q.size(); ++i) acc.q[i] = kFieldQ.add(acc.q[i], x.q[i]);
+              for (size_t i = 0; i < x.p.size(); ++i) acc.p[i] = trial.P().add(acc.p[i], x.p[i]);
+              for (size_t i = 0; i < acc.q.size(); ++i) acc.q[i] = trial.Q().add(acc.q[i], x.q[i]);
             }
             acc.shape = x.shape;
             continue;

@@ -31,7 +31,9 @@ u64 attributeHash(const ir::Op& op, u64 seed) {
       h = hashCombine(hashCombine(h, static_cast<u64>(op.dim)), static_cast<u64>(op.dim1));
       break;
     case OpKind::Const: {
-      FTensor c = makeConstant(op);
+      // Hashed by value in one fixed field, so "0.5" and "0.50" agree.
+      static const MontField kHashP, kHashQ((kHashP.modulus() - 1) / 2);
+      FTensor c = makeConstant(op, kHashP, kHashQ);
       h = hashCombine(hashCombine(h, c.p[0]), c.q[0]);
       break;
     }
@@ -198,7 +200,7 @@ EvalResult evaluateProgram(const ir::Graph& g, const Trial& trial, ThreadPool* p
           break;
         }
         case OpKind::Const:
-          vals[static_cast<size_t>(op.results[0])] = std::make_shared<FTensor>(makeConstant(op));
+          vals[static_cast<size_t>(op.results[0])] = std::make_shared<FTensor>(makeConstant(op, trial.P(), trial.Q()));
           break;
         case OpKind::Kernel: {
           std::vector<FTensorPtr> args;

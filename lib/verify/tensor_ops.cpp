@@ -103,11 +103,11 @@ void laneBinary(const FTensor& a, const FTensor& b, FTensor& out, bool withQ, Th
   }
 }
 
-bool elementwiseBinary(OpKind kind, const FTensor& a, const FTensor& b, ThreadPool* pool,
-                       FTensor& out) {
+bool elementwiseBinary(OpKind kind, const FTensor& a, const FTensor& b, const Trial& trial,
+                       ThreadPool* pool, FTensor& out) {
   bool withQ = a.hasQ() && b.hasQ();
-  const MontField& P = kFieldP;
-  const MontField& Q = kFieldQ;
+  const MontField& P = trial.P();
+  const MontField& Q = trial.Q();
   switch (kind) {
     case OpKind::Add:
       laneBinary(a, b, out, withQ, pool, [&](u64 x, u64 y) { return P.add(x, y); },
@@ -180,15 +180,15 @@ bool elementwiseUnary(OpKind kind, const FTensor& x, const Trial& trial, ThreadP
       parallelFor(pool, static_cast<int64_t>(n), 1 << 13, [&](int64_t lo, int64_t hi) {
         for (int64_t i = lo; i < hi; ++i)
           out.p[static_cast<size_t>(i)] =
-              trial.expOmega(kFieldQ.fromMont(x.q[static_cast<size_t>(i)]));
+              trial.expOmega(trial.Q().fromMont(x.q[static_cast<size_t>(i)]));
       });
       return true;
     case OpKind::Square:
       out.p.resize(n);
-      for (size_t i = 0; i < n; ++i) out.p[i] = kFieldP.mul(x.p[i], x.p[i]);
+      for (size_t i = 0; i < n; ++i) out.p[i] = trial.P().mul(x.p[i], x.p[i]);
       if (x.hasQ()) {
         out.q.resize(n);
-        for (size_t i = 0; i < n; ++i) out.q[i] = kFieldQ.mul(x.q[i], x.q[i]);
+        for (size_t i = 0; i < n; ++i) out.q[i] = trial.Q().mul(x.q[i], x.q[i]);
       } else {
         out.q.clear();
       }
@@ -202,7 +202,7 @@ bool elementwiseUnary(OpKind kind, const FTensor& x, const Trial& trial, ThreadP
     case OpKind::Rsqrt:
       // rsqrt(x) = 1 / sqrt(x), exactly.
       randomFunction(KeyKind::Sqrt, x, trial, pool, out);
-      return invertAll(out.p, kFieldP, pool) && invertAll(out.q, kFieldQ, pool);
+      return invertAll(out.p, trial.P(), pool) && invertAll(out.q, trial.Q(), pool);
     default: throw std::logic_error("elementwiseUnary: not a unary operator");
   }
 }
@@ -289,13 +289,14 @@ void matmulLane(const MontField& f, const Shape& outShape, const Shape& aShape, 
   });
 }
 
-void matmul(const FTensor& a, const FTensor& b, ThreadPool* pool, FTensor& out) {
+void matmul(const FTensor& a, const FTensor& b, const Trial& trial, ThreadPool* pool,
+            FTensor& out) {
   size_t n = static_cast<size_t>(ir::numElements(out.shape));
   out.p.resize(n);
-  matmulLane(kFieldP, out.shape, a.shape, a.p.data(), b.shape, b.p.data(), out.p.data(), pool);
+  matmulLane(trial.P(), out.shape, a.shape, a.p.data(), b.shape, b.p.data(), out.p.data(), pool);
   if (a.hasQ() && b.hasQ()) {
     out.q.resize(n);
-    matmulLane(kFieldQ, out.shape, a.shape, a.q.data(), b.shape, b.q.data(), out.q.data(), pool);
+    matmulLane(trial.Q(), out.shape, a.shape, a.q.data(), b.shape, b.q.data(), out.q.data(), pool);
   } else {
     out.q.clear();
   }
@@ -338,24 +339,26 @@ void reduce(const ir::Op& op, const FTensor& x, const Trial& trial, ThreadPool* 
                     for (int64_t j = 0; j < n; ++j)
                       for (int64_t i = 0; i < inner; ++i) {
                         u64& m = out.mx[static_cast<size_t>(o * inner + i)];
-                        m = kFieldP.add(m, maxContribution(x, (o * n + j) * inner + i, trial));
+                        m = trial.P().add(m, maxContribution(x, (o * n + j) * inner + i, trial));
                       }
                 });
     finishMaximum(out, trial);
     return;
   }
   int64_t s = op.kind == OpKind::ReduceSum ? op.size : 1;
-  sumLane(kFieldP, x.p, outer, n, inner, s, out.p, pool);
+  sumLane(trial.P(), x.p, outer, n, inner, s, out.p, pool);
   if (x.hasQ())
-    sumLane(kFieldQ, x.q, outer, n, inner, s, out.q, pool);
+    sumLane(trial.Q(), x.q, outer, n, inner, s, out.q, pool);
   else
     out.q.clear();
   if (op.kind == OpKind::ReduceMean) {
     // reduce_mean = reduce_sum * (1/n), exactly.
-    u64 ip = kFieldP.inv(kFieldP.toMont(static_cast<u64>(n)));
-    for (u64& v : out.p) v = kFieldP.mul(v, ip);
-    u64 iq = kFieldQ.inv(kFieldQ.toMont(static_cast<u64>(n)));
-    for (u64& v : out.q) v = kFieldQ.mul(v, iq);
+    const MontField& P = trial.P();
+    const MontField& Q = trial.Q();
+    u64 ip = P.inv(P.toMont(static_cast<u64>(n)));
+    for (u64& v : out.p) v = P.mul(v, ip);
+    u64 iq = Q.inv(Q.toMont(static_cast<u64>(n)));
+    for (u64& v : out.q) v = Q.mul(v, iq);
   }
 }
 
@@ -391,12 +394,12 @@ void transpose(const ir::Op& op, const FTensor& x, FTensor& out) {
 
 }  // namespace
 
-FTensor makeConstant(const ir::Op& op) {
+FTensor makeConstant(const ir::Op& op, const MontField& P, const MontField& Q) {
   FieldConstant c;
-  if (auto parsed = decimalToField(op.scalarText))
+  if (auto parsed = decimalToField(op.scalarText, P, Q))
     c = *parsed;
   else
-    c = doubleToField(op.scalar);
+    c = doubleToField(op.scalar, P, Q);
   FTensor t;
   t.p = {c.p};
   t.q = {c.q};
@@ -433,7 +436,8 @@ u64 maxContribution(const FTensor& x, int64_t i, const Trial& trial) {
   // (max(max(A), max(B)) = max(A u B)); any other value contributes a
   // random hash of itself.
   if (x.isMax()) return x.mx[static_cast<size_t>(i)];
-  return kFieldP.fromRandom(keyedHash(trial.key(KeyKind::MaxElement), x.p[static_cast<size_t>(i)]));
+  u64 k = trial.key(KeyKind::MaxElement), v = x.p[static_cast<size_t>(i)];
+  return trial.P().fromRandom(keyedHash(k, v), keyedHash(rotl64(k, 23) ^ 0x4d4d4d4d4d4d4d4dULL, v));
 }
 
 void finishMaximum(FTensor& t, const Trial& trial) {
@@ -451,11 +455,11 @@ bool applyOp(const ir::Op& op, const std::vector<const FTensor*>& ins, const ir:
   out.shape = outShape;
   out.mx.clear();
   switch (op.kind) {
-    case OpKind::Matmul: matmul(*ins[0], *ins[1], pool, out); return true;
+    case OpKind::Matmul: matmul(*ins[0], *ins[1], trial, pool, out); return true;
     case OpKind::Add:
     case OpKind::Sub:
     case OpKind::Mul:
-    case OpKind::Div: return elementwiseBinary(op.kind, *ins[0], *ins[1], pool, out);
+    case OpKind::Div: return elementwiseBinary(op.kind, *ins[0], *ins[1], trial, pool, out);
     case OpKind::Exp:
     case OpKind::Square:
     case OpKind::Sqrt:

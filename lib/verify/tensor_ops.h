@@ -13,7 +13,7 @@
 namespace mirage::verify {
 
 // A rank-0 tensor holding a constant (from its literal text, exactly).
-FTensor makeConstant(const ir::Op& op);
+FTensor makeConstant(const ir::Op& op, const MontField& P, const MontField& Q);
 
 // Computes `op` (a pre-defined operator: matmul, element-wise, reduction or
 // transpose) on `ins` into `out`, whose shape is `outShape`. Returns false

@@ -51,6 +51,9 @@ class Trial {
  public:
   Trial(u64 seed, u64 trial, u64 attempt);
   u64 id() const { return id_; }
+  // This trial's moduli: P for values, Q (= (P - 1) / 2) for exponents.
+  const MontField& P() const { return p_; }
+  const MontField& Q() const { return q_; }
   u64 key(KeyKind k) const { return keys_[static_cast<size_t>(k)]; }
   // The random function of kind k: the value lane (in Z_P) and the residue
   // lane (in Z_Q) of its result at argument value x (a Z_P representative).
@@ -64,6 +67,7 @@ class Trial {
 
  private:
   u64 id_;
+  MontField p_, q_;
   std::array<u64, static_cast<size_t>(KeyKind::Count)> keys_{};
   u64 omega_;
   std::vector<u64> omegaTable_;  // 8 windows of 8 bits: w^(j * 256^i)
