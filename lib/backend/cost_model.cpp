@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "mirage/ir/check.h"
 
 namespace mirage::backend {
 
@@ -174,6 +173,14 @@ LaunchWork kernelWork(const Graph& g, const Op& op, const ArchSpec& arch, int64_
   // Loads: per argument, bytes all blocks load, to split unique device-memory
   // reads from re-reads that L2 serves.
   std::vector<double> argLoaded(body.inputs.size(), 0);
+  // Which body values are computed after the loop (depend on an accum); one
+  // forward pass, as values are in topological order.
+  std::vector<char> afterLoopValue(body.values.size(), 0);
+  for (const Op& b : body.ops) {
+    bool after = b.kind == OpKind::Accum;
+    for (ir::ValueId in : b.inputs) after = after || afterLoopValue[static_cast<size_t>(in)];
+    for (ir::ValueId r : b.results) afterLoopValue[static_cast<size_t>(r)] = after;
+  }
   int64_t smem = 0;
   double accumRegisterFloats = 0;
   bool hasMatmul = false;
@@ -199,7 +206,8 @@ LaunchWork kernelWork(const Graph& g, const Op& op, const ArchSpec& arch, int64_
       w.dramBytes += saveBytes * blocks;  // no two blocks write the same element
       continue;
     }
-    const bool afterLoop = ir::isAfterLoop(body, b.results[0]);
+    if (b.results.empty()) continue;
+    const bool afterLoop = afterLoopValue[static_cast<size_t>(b.results[0])] != 0;
     const double times = afterLoop ? 1.0 : forloop;
     OpWork work = opWork(body, b, tensor);
     w.blockTensorFlops += work.tensorFlops * times;
@@ -313,6 +321,7 @@ CostEstimate estimateCost(const ir::Graph& program, const ArchSpec& arch,
   for (size_t i = 0; i < program.ops.size(); ++i) {
     const Op& op = program.ops[i];
     if (op.kind == OpKind::Input || op.kind == OpKind::Const) continue;
+    if (op.kind == OpKind::Kernel && !op.body) continue;  // not a legal graph; nothing to run
     LaunchWork w = op.kind == OpKind::Kernel
                        ? kernelWork(program, op, arch, options.defaultThreads)
                        : predefinedWork(program, op, options.defaultThreads);
