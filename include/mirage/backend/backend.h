@@ -7,7 +7,8 @@
 // CUDA driver loaded at run time with dlopen, never linked, so that every
 // tool runs on machines without a GPU (gpu.h: is a GPU usable and why not,
 // device properties, running a compiled candidate, timing it with CUDA
-// events); and the analytical cost model used when no GPU is usable
+// events, after checking its outputs against the reference interpreter,
+// gpu_check.h); and the analytical cost model used when no GPU is usable
 // (cost_model.h, with per-architecture figures in arch.h). It reads graphs
 // and generated sources; it never changes them. See docs/backend.md and
 // docs/cost-model.md.
@@ -16,5 +17,6 @@
 #include "mirage/backend/arch.h"
 #include "mirage/backend/cost_model.h"
 #include "mirage/backend/gpu.h"
+#include "mirage/backend/gpu_check.h"
 #include "mirage/backend/launch_plan.h"
 #include "mirage/backend/nvrtc.h"

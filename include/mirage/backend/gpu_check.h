@@ -1,0 +1,40 @@
+// Before a GPU timing is trusted, the candidate must compute the right
+// numbers on that GPU: run it once on seeded random inputs and compare every
+// output with the reference interpreter's (mirage_interp) within the
+// tolerance of the program's dtype.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "mirage/backend/gpu.h"
+#include "mirage/backend/launch_plan.h"
+#include "mirage/backend/nvrtc.h"
+#include "mirage/ir/graph.h"
+
+namespace mirage::backend {
+
+struct GpuCheckResult {
+  bool ok = false;
+  // Why not: the run failed, the plan does not match the program, or
+  // "output Y differs at [3, 17]: GPU 0.51, reference 0.25 (tolerance 0.0213)".
+  std::string error;
+  double maxAbsError = 0;  // over all outputs
+};
+
+// Tolerance per dtype: |gpu - ref| <= atol * max|ref of that output| + rtol * |ref|.
+struct CheckTolerance {
+  double rtol = -1;  // < 0: the dtype's default (f16 3e-2, bf16 1e-1, f32 1e-3)
+  double atol = -1;  // < 0: the dtype's default (f16 1e-2, bf16 5e-2, f32 1e-4)
+};
+
+// `program` is any graph computing the candidate's outputs from its inputs
+// (the candidate's own μGraph or the input program): its inputs and outputs
+// must match the plan's in number, shape and dtype. Inputs are
+// interp::randomTensor(shape, dtype, seed, name) scaled by 1/2 (so exp and
+// divisions stay in range).
+GpuCheckResult checkAgainstInterpreter(Gpu& gpu, const LaunchPlan& plan, const CompileResult& binary,
+                                       const ir::Graph& program, uint64_t seed,
+                                       const CheckTolerance& tolerance = {});
+
+}  // namespace mirage::backend
