@@ -145,10 +145,10 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
     // C[i, :] += A[i, p] * B[p, :]: the inner loop runs along rows of B and
     // C, contiguous; each C element adds its k products in order, in f32.
     for (int64_t i = 0; i < m; ++i) {
-      float* c = C + i * n;
+      float* __restrict c = C + i * n;  // the result never aliases an operand
       for (int64_t p = 0; p < k; ++p) {
         float x = A[i * k + p];
-        const float* r = B + p * n;
+        const float* __restrict r = B + p * n;
         for (int64_t j = 0; j < n; ++j) c[j] += x * r[j];
       }
     }
