@@ -226,8 +226,10 @@ class Emitter {
       int elem = vi.f32 ? 4 : ir::dtypeBytes(dtype_);
       int64_t pitch = s.back();
       bool mmaOperand = false;
-      for (int u : users_[v])
-        if (info(body_.ops[static_cast<size_t>(u)].results[0]).mma) mmaOperand = true;
+      for (int u : users_[v]) {
+        const ir::Op& user = body_.ops[static_cast<size_t>(u)];
+        if (user.kind == OpKind::Matmul && info(user.results[0]).mma) mmaOperand = true;
+      }
       if (mmaOperand && s.size() >= 2 && (pitch * elem) % 128 == 0) pitch += 16 / elem;
       vi.strides.assign(s.size(), 1);
       int64_t stride = pitch;
