@@ -21,7 +21,8 @@ struct Lanes {
 
 // Which lanes each body value has, from its arguments' lanes. Mirrors the
 // rules in tensor_ops.cpp.
-std::vector<Lanes> bodyLanes(const ir::Graph& body, const std::vector<FTensorPtr>& args) {
+std::vector<Lanes> bodyLanes(const ir::Graph& body, const std::vector<FTensorPtr>& args,
+                             int64_t forloop) {
   std::vector<Lanes> lanes(body.values.size());
   auto at = [&](ValueId v) -> Lanes& { return lanes[static_cast<size_t>(v)]; };
   for (size_t k = 0; k < body.inputs.size(); ++k)
@@ -49,7 +50,11 @@ std::vector<Lanes> bodyLanes(const ir::Graph& body, const std::vector<FTensorPtr
       case OpKind::Relu: l = {true, false}; break;
       case OpKind::ReduceMax: l = {true, true}; break;
       case OpKind::Accum:
-        l = op.accumOp == ir::AccumOp::Max ? Lanes{true, true} : Lanes{at(op.inputs[0]).q, false};
+        // A sum over a single iteration is the value itself: it stays a
+        // maximum if it was one.
+        l = op.accumOp == ir::AccumOp::Max
+                ? Lanes{true, true}
+                : Lanes{at(op.inputs[0]).q, forloop == 1 && at(op.inputs[0]).mx};
         break;
       default: throw std::logic_error("bodyLanes: unexpected operator in a kernel body");
     }
@@ -73,7 +78,7 @@ bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<
                     std::vector<std::shared_ptr<FTensor>>& results) {
   const ir::Graph& body = *kernel.body;
   const ir::KernelConfig& cfg = kernel.config;
-  std::vector<Lanes> lanes = bodyLanes(body, args);
+  std::vector<Lanes> lanes = bodyLanes(body, args, cfg.forloop);
 
   // Phase of every value: after the for-loop when it depends on an accum.
   std::vector<char> after(body.values.size(), 0);
@@ -126,7 +131,10 @@ bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<
             } else if (it == 0) {
               acc.p = x.p;
               acc.q = x.q;
-              acc.mx.clear();
+              if (cfg.forloop == 1)
+                acc.mx = x.mx;
+              else
+                acc.mx.clear();
             } else {
               for (size_t i = 0; i < x.p.size(); ++i) acc.p[i] = trial.P().add(acc.p[i], x.p[i]);
               for (size_t i = 0; i < acc.q.size(); ++i) acc.q[i] = trial.Q().add(acc.q[i], x.q[i]);

@@ -1,0 +1,8 @@
+# a row-wise division distributes over a matmul
+graph matmul_distribute_rowdiv_b {
+  A = input f16[8, 16]
+  S = input f16[8, 1]
+  B = input f16[16, 8]
+  O = div(matmul(A, B), S)
+  output O
+}

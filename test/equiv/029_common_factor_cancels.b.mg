@@ -1,0 +1,8 @@
+# (a c) / (b c) = a / b
+graph common_factor_cancels_b {
+  A = input f16[8, 8]
+  B = input f16[8, 8]
+  C = input f16[8, 8]
+  O = div(mul(A, C), mul(B, C))
+  output O
+}

@@ -1,0 +1,7 @@
+# gelu of a commuted sum
+graph gelu_commuted_argument_b {
+  A = input f16[8, 8]
+  B = input f16[8, 8]
+  O = gelu(add(B, A))
+  output O
+}

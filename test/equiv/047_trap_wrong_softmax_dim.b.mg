@@ -1,0 +1,6 @@
+# softmax over the wrong dim of a square tensor
+graph trap_wrong_softmax_dim_b {
+  X = input f16[8, 8]
+  O = softmax(X, dim=0)
+  output O
+}

@@ -1,0 +1,8 @@
+# expect: not-equivalent
+# the same input used twice instead of two inputs of equal shape
+graph trap_same_input_twice_a {
+  A = input f16[8, 8]
+  B = input f16[8, 8]
+  O = matmul(A, B)
+  output O
+}

@@ -1,0 +1,7 @@
+# expect: not-equivalent
+# reduce_max is not reduce_sum
+graph trap_max_vs_sum_a {
+  X = input f16[8, 16]
+  O = reduce_max(X, dim=1)
+  output O
+}

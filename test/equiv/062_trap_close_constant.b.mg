@@ -1,0 +1,6 @@
+# 0.125 vs 0.12
+graph trap_close_constant_b {
+  X = input f16[8, 16]
+  O = mul(X, 0.12)
+  output O
+}

@@ -1,0 +1,7 @@
+# expect: not-equivalent
+# 0.1 vs 0.10000001
+graph trap_tiny_constant_difference_a {
+  X = input f16[8, 16]
+  O = mul(X, 0.1)
+  output O
+}

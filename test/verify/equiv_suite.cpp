@@ -1,0 +1,103 @@
+// The file-driven suite of program pairs in test/equiv/: NNN_name.a.mg is the
+// reference, NNN_name.b.mg the candidate, and the reference's first line says
+// what the verdict must be:
+//   # expect: equivalent      — must be proven equivalent
+//   # expect: not-equivalent  — must be rejected (a wrong "equivalent" is the
+//                               one failure that can never be tolerated)
+//   # expect: unprovable      — equal over the reals but beyond the identities
+//                               the checker knows: must be "not equivalent"
+//   # expect: error           — mismatched signatures
+// Every pair is checked with every seed given, so the test also shows that
+// verdicts do not depend on the seed.
+//
+// usage: equiv_suite DIR [SEED...]
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "mirage/parse/parser.h"
+#include "mirage/verify/verifier.h"
+
+namespace fs = std::filesystem;
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::cerr << "usage: equiv_suite DIR [SEED...]\n";
+    return 2;
+  }
+  fs::path dir = argv[1];
+  std::vector<uint64_t> seeds;
+  for (int i = 2; i < argc; ++i) seeds.push_back(std::stoull(argv[i]));
+  if (seeds.empty()) seeds.push_back(0);
+
+  std::vector<fs::path> refs;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    std::string n = e.path().filename().string();
+    if (n.size() > 5 && n.ends_with(".a.mg")) refs.push_back(e.path());
+  }
+  std::sort(refs.begin(), refs.end());
+
+  int failures = 0, wrongEquivalent = 0;
+  int expectEquivalent = 0, provenEquivalent = 0, traps = 0, rejected = 0, unprovable = 0, errors = 0;
+  for (const fs::path& a : refs) {
+    std::string stem = a.filename().string();
+    stem = stem.substr(0, stem.size() - 5);
+    fs::path b = dir / (stem + ".b.mg");
+    std::ifstream in(a);
+    std::string first;
+    std::getline(in, first);
+    const std::string tag = "# expect: ";
+    if (first.rfind(tag, 0) != 0) {
+      std::cerr << a << ": first line must be '# expect: ...'\n";
+      ++failures;
+      continue;
+    }
+    std::string expect = first.substr(tag.size());
+    std::ostringstream diag;
+    auto ga = mirage::parse::parseFile(a.string(), diag);
+    auto gb = mirage::parse::parseFile(b.string(), diag);
+    if (!ga || !gb) {
+      std::cerr << stem << ": does not parse:\n" << diag.str();
+      ++failures;
+      continue;
+    }
+    for (uint64_t seed : seeds) {
+      mirage::verify::Options options;
+      options.seed = seed;
+      mirage::verify::Verdict v = mirage::verify::checkEquivalent(*ga, *gb, options);
+      std::string got = v.signatureMismatch ? "error" : v.equivalent ? "equivalent" : "not-equivalent";
+      bool ok = got == expect || (expect == "unprovable" && got == "not-equivalent");
+      if (expect == "equivalent") {
+        ++expectEquivalent;
+        provenEquivalent += v.equivalent;
+      } else if (expect == "not-equivalent") {
+        ++traps;
+        rejected += !v.equivalent;
+        if (v.equivalent) ++wrongEquivalent;
+      } else if (expect == "unprovable") {
+        ++unprovable;
+      } else if (expect == "error") {
+        ++errors;
+      }
+      if (v.equivalent && expect != "equivalent") ok = false;
+      std::cout << (ok ? "ok   " : "FAIL ") << stem << " seed " << seed << ": " << got;
+      if (!v.equivalent && !v.message.empty()) std::cout << " (" << v.message << ")";
+      if (v.equivalent) std::cout << " (bound " << v.errorBound << ", " << v.trials << " trials)";
+      std::cout << "\n";
+      if (!ok) ++failures;
+    }
+  }
+  std::cout << "\n" << refs.size() << " pairs x " << seeds.size() << " seeds: "
+            << provenEquivalent << "/" << expectEquivalent << " true equivalences proven, " << rejected
+            << "/" << traps << " traps rejected, " << wrongEquivalent << " wrong 'equivalent', "
+            << unprovable << " documented unprovable, " << errors << " signature errors\n";
+  if (refs.size() < 60) {
+    std::cerr << "the suite must hold at least 60 pairs\n";
+    ++failures;
+  }
+  return failures == 0 ? 0 : 1;
+}

@@ -1,0 +1,131 @@
+// The verifier API: verdicts, bounds, trials, signatures, pre-check, seeds,
+// concurrent use, the fingerprint cache and structural hashes.
+#include <catch2/catch.hpp>
+
+#include <thread>
+
+#include "builders.h"
+#include "mirage/verify/fingerprint.h"
+#include "mirage/verify/report.h"
+#include "mirage/verify/verifier.h"
+
+using namespace mirage;
+using namespace mirage::verify;
+using namespace mirage::verify::test;
+using ir::OpKind;
+
+namespace {
+
+// (A B) C or A (B C) or B A C (a trap), on square 8x8 inputs.
+ir::Graph chain(int variant, const char* thirdName = "C") {
+  ir::Graph g;
+  g.name = "chain";
+  ir::ValueId a = input(g, "A", {8, 8}), b = input(g, "B", {8, 8}), c = input(g, thirdName, {8, 8});
+  ir::ValueId o;
+  if (variant == 0) o = op(g, OpKind::Matmul, {op(g, OpKind::Matmul, {a, b}), c});
+  else if (variant == 1) o = op(g, OpKind::Matmul, {a, op(g, OpKind::Matmul, {b, c})});
+  else o = op(g, OpKind::Matmul, {op(g, OpKind::Matmul, {b, a}), c});
+  g.values[static_cast<size_t>(o)].name = "O";
+  g.outputs = {o};
+  return g;
+}
+
+}  // namespace
+
+TEST_CASE("an equivalent candidate is proven with a bound below 1e-9", "[verifier]") {
+  Verifier v(chain(0));
+  Verdict r = v.check(chain(1));
+  CHECK(r.equivalent);
+  CHECK(r.trials >= 2);
+  CHECK(r.errorBound < 1e-9);
+  CHECK(v.precheck(chain(1)));
+  CHECK(formatVerdict(r, v.options()).rfind("equivalent\nerror bound: ", 0) == 0);
+  CHECK(exitStatus(r) == 0);
+}
+
+TEST_CASE("a wrong candidate is rejected with the output and an index", "[verifier]") {
+  Verifier v(chain(0));
+  CHECK_FALSE(v.precheck(chain(2)));
+  Verdict r = v.check(chain(2));
+  CHECK_FALSE(r.equivalent);
+  CHECK_FALSE(r.signatureMismatch);
+  CHECK(r.output == "O");
+  CHECK(r.index.size() == 2);
+  CHECK(formatVerdict(r, v.options()).rfind("not equivalent: O differs at [", 0) == 0);
+  CHECK(exitStatus(r) == 1);
+}
+
+TEST_CASE("inputs are matched by name: a renamed input is a signature mismatch", "[verifier]") {
+  Verdict r = checkEquivalent(chain(0), chain(0, "D"));
+  CHECK(r.signatureMismatch);
+  CHECK_FALSE(r.equivalent);
+  CHECK(exitStatus(r) == 2);
+  CHECK(r.message.find("'C'") != std::string::npos);
+}
+
+TEST_CASE("verdicts do not depend on the seed; --trials is honoured", "[verifier]") {
+  for (uint64_t seed = 0; seed < 6; ++seed) {
+    Options o;
+    o.seed = seed;
+    CHECK(checkEquivalent(chain(0), chain(1), o).equivalent);
+    CHECK_FALSE(checkEquivalent(chain(0), chain(2), o).equivalent);
+  }
+  Options o;
+  o.trials = 5;
+  Verdict r = checkEquivalent(chain(0), chain(1), o);
+  CHECK(r.trials == 5);
+  Options one;
+  one.trials = 1;
+  CHECK(checkEquivalent(chain(0), chain(1), one).errorBound >
+        checkEquivalent(chain(0), chain(1), o).errorBound);
+}
+
+TEST_CASE("a division by an identically zero expression is never equivalent", "[verifier]") {
+  ir::Graph g;
+  ir::ValueId x = input(g, "X", {4, 4});
+  g.outputs = {op(g, OpKind::Div, {x, op(g, OpKind::Sub, {x, x})})};
+  Verdict r = checkEquivalent(g, g);
+  CHECK_FALSE(r.equivalent);
+  CHECK(r.message.find("zero") != std::string::npos);
+}
+
+TEST_CASE("check and precheck may be called from several threads at once", "[verifier]") {
+  Options o;
+  o.threads = 2;
+  Verifier v(chain(0), o);
+  std::vector<int> results(8, -1);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 8; ++i)
+    threads.emplace_back([&, i] {
+      ir::Graph cand = chain(i % 2 == 0 ? 1 : 2);
+      bool pre = v.precheck(cand);
+      results[static_cast<size_t>(i)] = v.check(cand).equivalent && pre;
+    });
+  for (auto& t : threads) t.join();
+  for (int i = 0; i < 8; ++i) CHECK(results[static_cast<size_t>(i)] == (i % 2 == 0 ? 1 : 0));
+}
+
+TEST_CASE("structural hashes identify equal subgraphs; the cache reuses them", "[verifier]") {
+  ir::Graph a = chain(0), b = chain(0), c = chain(2);
+  auto ha = structuralHashes(a), hb = structuralHashes(b), hc = structuralHashes(c);
+  CHECK(ha == hb);
+  CHECK(ha[static_cast<size_t>(a.outputs[0])] != hc[static_cast<size_t>(c.outputs[0])]);
+  // Inputs are shared by name and shape.
+  CHECK(ha[static_cast<size_t>(a.inputs[0])] == hc[static_cast<size_t>(c.inputs[0])]);
+
+  FingerprintCache cache(size_t{1} << 24);
+  Trial t(1, 0, 0);
+  EvalResult first = evaluateProgram(a, t, nullptr, &cache);
+  int64_t hitsBefore = cache.hits();
+  EvalResult again = evaluateProgram(b, t, nullptr, &cache);
+  CHECK(cache.hits() > hitsBefore);
+  CHECK(first.outputs[0]->p == again.outputs[0]->p);
+  // Another trial never sees this trial's fingerprints.
+  Trial u(1, 1, 0);
+  EvalResult other = evaluateProgram(b, u, nullptr, &cache);
+  CHECK(other.outputs[0]->p != first.outputs[0]->p);
+  // A cache too small for a tensor simply does not keep it.
+  FingerprintCache tiny(16);
+  evaluateProgram(a, t, nullptr, &tiny);
+  CHECK(tiny.bytes() == 0);
+}
