@@ -74,7 +74,12 @@ int main(int argc, char** argv) {
               << " applies to .cu programs; a .mg program runs on the reference interpreter (CPU)\n";
     return interp::kExitBadCommand;
   }
-  auto graph = parse::parseFile(program, std::cerr);
-  if (!graph) return interp::kExitFailed;
-  return interp::runProgram(*graph, options, std::cout, std::cerr);
+  try {
+    auto graph = parse::parseFile(program, std::cerr);
+    if (!graph) return interp::kExitFailed;
+    return interp::runProgram(*graph, options, std::cout, std::cerr);
+  } catch (const std::exception& e) {  // a bug, not bad input: still no crash
+    std::cerr << "mirage-run: internal error: " << e.what() << "\n";
+    return interp::kExitFailed;
+  }
 }

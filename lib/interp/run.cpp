@@ -11,7 +11,10 @@
 #include <limits>
 #include <map>
 #include <ostream>
+#include <new>
 #include <set>
+
+#include <unistd.h>
 
 #include "mirage/interp/interpreter.h"
 #include "mirage/interp/npy.h"
@@ -72,7 +75,46 @@ bool parseNamedFile(const std::string& text, NamedFile& out) {
   return true;
 }
 
+namespace {
+
+// Bytes the interpreter needs at most: every program-level tensor held at
+// once, as f32 (it frees dead ones, so this is an upper bound).
+double bytesNeeded(const ir::Graph& g) {
+  double bytes = 0;
+  for (const ir::Value& v : g.values) bytes += static_cast<double>(ir::numElements(v.shape)) * sizeof(float);
+  return bytes;
+}
+
+double physicalMemory() {
+  long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && size > 0 ? static_cast<double>(pages) * static_cast<double>(size) : 0;
+}
+
+int run(const ir::Graph& g, const RunOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace
+
 int runProgram(const ir::Graph& g, const RunOptions& options, std::ostream& out, std::ostream& err) {
+  // A legal program may hold up to 2^40 elements per tensor: refuse what
+  // cannot fit rather than be killed part way.
+  double need = bytesNeeded(g), have = physicalMemory();
+  if (have > 0 && need > have) {
+    error(err, fmt::format("program '{}' needs up to {:.1f} GiB for its tensors, more than this "
+                           "machine's {:.1f} GiB of memory",
+                           g.name, need / (1 << 30), have / (1 << 30)));
+    return kExitFailed;
+  }
+  try {
+    return run(g, options, out, err);
+  } catch (const std::bad_alloc&) {
+    error(err, fmt::format("out of memory running program '{}'", g.name));
+    return kExitFailed;
+  }
+}
+
+namespace {
+
+int run(const ir::Graph& g, const RunOptions& options, std::ostream& out, std::ostream& err) {
   // Check the names first: a mistyped name is a command-line error and
   // should not cost a run.
   std::set<std::string> seen;
@@ -154,5 +196,7 @@ int runProgram(const ir::Graph& g, const RunOptions& options, std::ostream& out,
   }
   return kExitOk;
 }
+
+}  // namespace
 
 }  // namespace mirage::interp

@@ -176,3 +176,14 @@ TEST_CASE("an unwritable output fails the run", "[run]") {
   CHECK(r.status == interp::kExitFailed);
   CHECK(r.err.find("/nonexistent/dir/y.npy") != std::string::npos);
 }
+
+TEST_CASE("a program too large for memory is refused, not attempted", "[run]") {
+  ir::Graph g;
+  g.name = "huge";
+  g.dtype = ir::DType::F16;
+  ValueId a = input(g, "A", {int64_t{1} << 20, int64_t{1} << 20});  // 2^40 elements
+  g.outputs = {unary(g, OpKind::Exp, a)};
+  Result r = run(g, {});
+  CHECK(r.status == interp::kExitFailed);
+  CHECK(r.err.find("program 'huge' needs up to 8192.0 GiB") != std::string::npos);
+}
