@@ -67,6 +67,12 @@ std::optional<OpKind> opKindFromName(std::string_view name) {
   return std::nullopt;
 }
 
+bool isReservedName(std::string_view name) {
+  for (std::string_view w : {"graph", "input", "output", "kernel", "rms_norm", "softmax"})
+    if (name == w) return true;
+  return opKindFromName(name).has_value();
+}
+
 bool isElementwiseUnary(OpKind k) {
   switch (k) {
     case OpKind::Exp:

@@ -45,6 +45,27 @@ class Printer {
       if (!v.name.empty()) used_.insert(v.name);
     for (const Op& op : g.ops)
       if (op.body) collectNames(*op.body);
+    if (&g == &g_)
+      for (const Value& v : g.values)
+        if (!v.name.empty()) graphNames_.insert(v.name);
+  }
+
+  // Whether a value's own name can be printed: graphs built by other stages
+  // may carry names the language does not accept here (a reserved word, a
+  // name bound twice, a body name that is also a graph name); those values
+  // are printed under fresh names instead, so the output always reads back.
+  bool usable(const std::string& n, bool inBody) {
+    if (n.empty() || !isIdentifier(n) || isReservedName(n)) return false;
+    if (inBody && graphNames_.count(n)) return false;
+    return scopeNames_.insert(n).second;
+  }
+
+  static bool isIdentifier(const std::string& n) {
+    auto start = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
+    if (!start(n[0])) return false;
+    for (char c : n)
+      if (!start(c) && !(c >= '0' && c <= '9')) return false;
+    return true;
   }
 
   std::string fresh() {
@@ -64,7 +85,7 @@ class Printer {
       auto arg = [&](size_t i) { return names[static_cast<size_t>(op.inputs[i])]; };
       auto bind = [&](ValueId v) {
         const Value& val = g.value(v);
-        names[static_cast<size_t>(v)] = val.name.empty() ? fresh() : val.name;
+        names[static_cast<size_t>(v)] = usable(val.name, outer != nullptr) ? val.name : fresh();
         return names[static_cast<size_t>(v)];
       };
       switch (op.kind) {
@@ -94,7 +115,10 @@ class Printer {
           out_ += " {\n";
           std::vector<std::string> bodyNames(op.body->values.size());
           std::pair<std::vector<std::string>, std::vector<std::string>> io{args, results};
+          std::set<std::string> graphScope = std::move(scopeNames_);
+          scopeNames_.clear();  // a body's names are its own
           printBody(*op.body, bodyNames, &io, indent + "  ");
+          scopeNames_ = std::move(graphScope);
           out_ += indent + "}\n";
           break;
         }
@@ -134,7 +158,9 @@ class Printer {
   }
 
   const Graph& g_;
-  std::set<std::string> used_;
+  std::set<std::string> used_;        // every name of the program: fresh names avoid them
+  std::set<std::string> graphNames_;  // names of program-level values
+  std::set<std::string> scopeNames_;  // names printed so far in the current scope
   int counter_ = 0;
   std::string out_;
 };

@@ -1249,7 +1249,7 @@ class Parser {
 
 }  // namespace
 
-bool isReservedWord(std::string_view word) { return isKeyword(word) || findSpec(word) != nullptr; }
+bool isReservedWord(std::string_view word) { return ir::isReservedName(word); }
 
 std::optional<Graph> parseProgram(std::string_view source, Diagnostics& diags) {
   return Parser(source, diags).run();

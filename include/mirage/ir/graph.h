@@ -70,6 +70,10 @@ std::string_view opName(OpKind k);  // the `.mg` spelling: "matmul", "reduce_sum
 // pre-defined operators and tile/accum/save); nullopt for anything else,
 // "input", "const" and "kernel" included.
 std::optional<OpKind> opKindFromName(std::string_view name);
+// The words that cannot name a tensor: the keywords (graph, input, output,
+// kernel) and every operator name, shorthands (rms_norm, softmax) and
+// tile/accum/save included.
+bool isReservedName(std::string_view name);
 bool isElementwiseUnary(OpKind k);  // exp square sqrt rsqrt silu gelu relu
 bool isElementwiseBinary(OpKind k);  // add sub mul div
 bool isReduction(OpKind k);          // reduce_sum reduce_mean reduce_max
