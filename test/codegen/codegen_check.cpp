@@ -4,7 +4,8 @@
 // reference interpreter's. Optionally compiles the file with nvcc.
 //
 //   codegen_check FILE.mg [--arch N] [--seed N] [--simple-only]
-//                 [--nvcc sm_XX ...] [--expect-error TEXT] [--emit FILE.cu]
+//                 [--nvcc sm_XX ...] [--nvrtc sm_XX ...] [--expect-error TEXT]
+//                 [--emit FILE.cu]
 //                 [--expect-fast-path TEXT ...]
 #include <fmt/format.h>
 
@@ -20,6 +21,10 @@
 #include "mirage/codegen/host_runner.h"
 #include "mirage/interp/interpreter.h"
 #include "mirage/parse/parser.h"
+#ifdef MIRAGE_HAVE_BACKEND
+#include "mirage/backend/launch_plan.h"
+#include "mirage/backend/nvrtc.h"
+#endif
 
 namespace {
 
@@ -68,11 +73,47 @@ int compileWithNvcc(const std::string& source, const std::string& arch, const st
   return rc;
 }
 
+// The launch plan must read back (the backend replays it on a GPU), and
+// NVRTC must compile the device code for each requested architecture.
+int checkWithBackend(const std::string& source, const std::vector<std::string>& nvrtcArchs,
+                     const std::string& label) {
+#ifdef MIRAGE_HAVE_BACKEND
+  int failures = 0;
+  std::string error;
+  if (!backend::parseLaunchPlan(source, &error)) {
+    std::cerr << label << ": the launch plan does not parse: " << error << "\n";
+    ++failures;
+  }
+  if (!nvrtcArchs.empty() && backend::Compiler::available()) {
+    backend::CompilerOptions co;
+    co.useCache = false;
+    backend::Compiler compiler(co);
+    for (const std::string& arch : nvrtcArchs) {
+      backend::CompileRequest req;
+      req.source = source;
+      req.arch = arch;
+      req.label = label;
+      backend::CompileResult r = compiler.compile(req);
+      if (!r.ok) {
+        std::cerr << label << ": NVRTC (" << arch << ") failed: " << r.error << "\n" << r.log << "\n";
+        ++failures;
+      }
+    }
+  }
+  return failures;
+#else
+  (void)source;
+  (void)nvrtcArchs;
+  (void)label;
+  return 0;
+#endif
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string path, expectError, emit;
-  std::vector<std::string> nvccArchs, expectFast;
+  std::vector<std::string> nvccArchs, nvrtcArchs, expectFast;
   int arch = 90;
   uint64_t seed = 1;
   bool simpleOnly = false;
@@ -89,6 +130,7 @@ int main(int argc, char** argv) {
     else if (a == "--seed") seed = std::stoull(next());
     else if (a == "--simple-only") simpleOnly = true;
     else if (a == "--nvcc") nvccArchs.push_back(next());
+    else if (a == "--nvrtc") nvrtcArchs.push_back(next());
     else if (a == "--expect-error") expectError = next();
     else if (a == "--expect-fast-path") expectFast.push_back(next());
     else if (a == "--emit") emit = next();
@@ -138,6 +180,7 @@ int main(int argc, char** argv) {
           ++failures;
         }
       }
+    failures += checkWithBackend(res.source, fast ? nvrtcArchs : std::vector<std::string>{}, label);
     std::string error;
     auto module = codegen::HostModule::build(res.source, error);
     if (!module) {
