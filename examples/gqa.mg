@@ -5,7 +5,7 @@ graph gqa {
   Q = input f16[2, 256, 64]
   K = input f16[2, 64, 4096]
   V = input f16[2, 4096, 64]
-  S = matmul(Q, K)
+  S = mul(matmul(Q, K), 0.125)   # scaled by 1/sqrt(64), the head dim
   P = softmax(S, dim=-1)
   O = matmul(P, V)
   output O

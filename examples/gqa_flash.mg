@@ -1,7 +1,8 @@
 # Hand-written flash-decoding μGraph of gqa.mg, in two kernels.
 #
 # softmax(S)·V = (exp(S)·V) / rowsum(exp(S)): the max subtraction of softmax
-# cancels between numerator and denominator, so it is not needed here.
+# cancels between numerator and denominator, so it is not needed here (the
+# 1/sqrt(64) scale keeps exp(S) well inside f16 for inputs of unit size).
 #
 # Kernel 1 splits the 4096 keys over 16 blocks along z (256 keys each) and
 # walks each block's share in 4 steps of 64; every block keeps a partial
@@ -15,7 +16,7 @@ graph gqa_flash {
     q = tile(Q, imap={x:0, y:1})             # [1, 16, 64]: 16 query rows
     k = tile(K, imap={x:0, z:2}, fmap=2)     # [1, 64, 64]: 64 keys per step
     v = tile(V, imap={x:0, z:1}, fmap=1)     # [1, 64, 64]
-    e = exp(matmul(q, k))                    # [1, 16, 64]
+    e = exp(mul(matmul(q, k), 0.125))        # [1, 16, 64]
     n = accum(matmul(e, v))                  # partial numerator [1, 16, 64]
     d = accum(reduce_sum(e, dim=2))          # partial denominator [1, 16, 1]
     save(n, N, omap={x:0, y:1, z:2})         # N: [2, 256, 16*64]
