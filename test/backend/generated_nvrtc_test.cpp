@@ -1,6 +1,7 @@
 // Generated CUDA for every bundled example compiles with NVRTC for sm_80 and
-// sm_90: the host code is hidden from NVRTC by `#if !defined(__CUDACC_RTC__)`
-// and every launched kernel is in the module (issue 5, NVRTC).
+// sm_90: the host code is hidden from NVRTC by `#if !defined(__CUDACC_RTC__)`,
+// every launched kernel is in the module (issue 5, NVRTC), and the launch
+// plan the file carries matches the program and the kernels.
 #include <catch2/catch.hpp>
 
 #include <sstream>
@@ -20,6 +21,7 @@ TEST_CASE("generated CUDA of every example compiles with NVRTC") {
   backend::Compiler compiler;
   std::vector<backend::CompileRequest> requests;
   std::vector<codegen::Result> generated;
+  std::vector<ir::Graph> programs;
   for (const char* name : {"gqa.mg", "qknorm_gqa.mg", "rmsnorm_linear.mg", "lora.mg", "gated_mlp.mg",
                            "ntrans.mg", "gqa_flash.mg", "rmsnorm_linear_fused.mg"}) {
     std::ostringstream err;
@@ -40,6 +42,7 @@ TEST_CASE("generated CUDA of every example compiles with NVRTC") {
       for (const codegen::KernelSummary& k : r.kernels) request.kernelNames.push_back(k.function);
       requests.push_back(std::move(request));
       generated.push_back(std::move(r));
+      programs.push_back(*g);
     }
   }
   std::vector<backend::CompileResult> results = compiler.compileAll(requests, 2);
@@ -49,12 +52,26 @@ TEST_CASE("generated CUDA of every example compiles with NVRTC") {
     CHECK_FALSE(results[i].cubin.empty());
     for (const codegen::KernelSummary& k : generated[i].kernels)
       CHECK(results[i].ptx.find(".entry " + k.function) != std::string::npos);
-    // When the generator writes a launch plan, it names exactly these kernels.
     std::string planError;
-    if (auto plan = backend::parseLaunchPlan(generated[i].source, &planError)) {
-      REQUIRE(plan->launches.size() == generated[i].kernels.size());
-      for (size_t k = 0; k < plan->launches.size(); ++k)
-        CHECK(plan->launches[k].kernel == generated[i].kernels[k].function);
+    std::optional<backend::LaunchPlan> plan = backend::parseLaunchPlan(generated[i].source, &planError);
+    INFO(planError);
+    REQUIRE(plan);
+    REQUIRE(plan->launches.size() == generated[i].kernels.size());
+    for (size_t k = 0; k < plan->launches.size(); ++k) {
+      const codegen::KernelSummary& ks = generated[i].kernels[k];
+      CHECK(plan->launches[k].kernel == ks.function);
+      CHECK(plan->launches[k].block[0] == static_cast<uint32_t>(ks.threads));
+      CHECK(plan->launches[k].sharedBytes == static_cast<uint32_t>(ks.sharedBytes));
     }
+    CHECK(plan->workspaceBytes == generated[i].workspaceBytes);
+    const ir::Graph& program = programs[i];
+    REQUIRE(plan->inputs.size() == program.inputs.size());
+    REQUIRE(plan->outputs.size() == program.outputs.size());
+    for (size_t k = 0; k < plan->inputs.size(); ++k) {
+      CHECK(plan->inputs[k].name == program.value(program.inputs[k]).name);
+      CHECK(plan->inputs[k].shape == program.value(program.inputs[k]).shape);
+    }
+    for (size_t k = 0; k < plan->outputs.size(); ++k)
+      CHECK(plan->outputs[k].shape == program.value(program.outputs[k]).shape);
   }
 }
