@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "mirage/codegen/host_runner.h"
 #include "mirage/interp/run.h"
 #include "mirage/parse/parser.h"
 
@@ -66,7 +67,15 @@ int main(int argc, char** argv) {
     return interp::kExitBadCommand;
 
   if (endsWith(program, ".cu")) {
-    std::cerr << "mirage-run: error: running .cu files is not implemented yet\n";
+    if (device == "cpu") {
+      try {  // compiled for the host against the shim (lib/codegen, docs/codegen.md)
+        return codegen::runCudaFileOnHost(program, options, std::cout, std::cerr);
+      } catch (const std::exception& e) {
+        std::cerr << "mirage-run: internal error: " << e.what() << "\n";
+        return interp::kExitFailed;
+      }
+    }
+    std::cerr << "mirage-run: error: running .cu files on a GPU is not implemented yet\n";
     return interp::kExitFailed;
   }
   if (device != "cpu") {
