@@ -6,7 +6,10 @@
 #include "bound.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdlib>
+#include <string>
 
 #include "mirage/verify/field.h"
 
@@ -23,6 +26,18 @@ struct Deg {
 
 // Sum of `terms` values of degree x each.
 Deg sumOf(Deg x, double terms) { return {x.n + (terms - 1) * x.d, terms * x.d}; }
+
+// Bits of the numerator plus the denominator of a decimal literal: every
+// digit and every power of ten in the exponent is log2(10) bits. A literal
+// without text is a double: 53 bits of mantissa and up to 1074 of exponent.
+double literalBits(const std::string& text) {
+  if (text.empty()) return 53 + 1074;
+  double digits = 0, exponent = 0;
+  size_t i = 0;
+  for (; i < text.size() && text[i] != 'e' && text[i] != 'E'; ++i) digits += std::isdigit(static_cast<unsigned char>(text[i])) ? 1 : 0;
+  if (i < text.size()) exponent = std::fabs(std::atof(text.c_str() + i + 1));
+  return (2 * digits + exponent + 1) * std::log2(10.0);
+}
 
 struct Analyzer {
   BoundStats stats;
@@ -49,7 +64,10 @@ struct Analyzer {
           out = args.empty() ? Deg{1, 0} : args.at(k);
           break;
         }
-        case OpKind::Const: out = {0, 0}; break;
+        case OpKind::Const:
+          out = {0, 0};
+          stats.literalBits = std::max(stats.literalBits, literalBits(op.scalarText));
+          break;
         case OpKind::Add:
         case OpKind::Sub: {
           Deg a = at(op.inputs[0]), b = at(op.inputs[1]);
@@ -152,6 +170,12 @@ double trialErrorBound(const BoundStats& a, const BoundStats& b) {
   double dMax = std::max(a.maxDegree, b.maxDegree);
   double apps = a.applications + b.applications;
   double eps = (2 * dOut + 2 * apps * dMax) * invQ;
+  // The moduli are drawn among the ~2^49.6 safe prime pairs: a nonzero
+  // integer coefficient of the difference (at most dMax products of literals
+  // and counts, each below 2^(literalBits + 64)) is a multiple of the drawn P
+  // or Q with probability at most (its bits / 60) / 2^49, for each modulus.
+  double coefficientBits = dMax * (std::max(a.literalBits, b.literalBits) + 64);
+  eps += 2 * (coefficientBits / 60) * std::ldexp(1.0, -49);
   // Resampling on a zero divisor conditions the trial on "no zero divisor",
   // which can raise any event's probability by at most 1/(1 - z).
   double z = (a.divisorElements + b.divisorElements) * dMax * invQ;

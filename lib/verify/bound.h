@@ -12,6 +12,7 @@ struct BoundStats {
   double maxDegree = 0;     // the same over every value
   double applications = 0;  // element applications of exp, random functions, max hashes
   double divisorElements = 0;  // elements ever used as a divisor (div, rsqrt)
+  double literalBits = 0;      // largest literal: bits of its numerator plus denominator
 };
 
 BoundStats boundStats(const ir::Graph& g);

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <stdexcept>
 
+#include "demand.h"
 #include "tensor_ops.h"
 
 namespace mirage::verify {
@@ -22,7 +23,7 @@ struct Lanes {
 // Which lanes each body value has, from its arguments' lanes. Mirrors the
 // rules in tensor_ops.cpp.
 std::vector<Lanes> bodyLanes(const ir::Graph& body, const std::vector<FTensorPtr>& args,
-                             int64_t forloop) {
+                             int64_t forloop, const std::vector<char>& need) {
   std::vector<Lanes> lanes(body.values.size());
   auto at = [&](ValueId v) -> Lanes& { return lanes[static_cast<size_t>(v)]; };
   for (size_t k = 0; k < body.inputs.size(); ++k)
@@ -58,6 +59,7 @@ std::vector<Lanes> bodyLanes(const ir::Graph& body, const std::vector<FTensorPtr
         break;
       default: throw std::logic_error("bodyLanes: unexpected operator in a kernel body");
     }
+    l.q = l.q && need[static_cast<size_t>(op.results[0])];
     at(op.results[0]) = l;
   }
   return lanes;
@@ -74,11 +76,12 @@ void allocate(FTensor& t, const ir::Shape& shape, Lanes l) {
 }  // namespace
 
 bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<FTensorPtr>& args,
-                    const Trial& trial, ThreadPool* pool,
+                    const std::vector<char>& resultNeed, const Trial& trial, ThreadPool* pool,
                     std::vector<std::shared_ptr<FTensor>>& results) {
   const ir::Graph& body = *kernel.body;
   const ir::KernelConfig& cfg = kernel.config;
-  std::vector<Lanes> lanes = bodyLanes(body, args, cfg.forloop);
+  std::vector<char> need = residueDemand(body, resultNeed);
+  std::vector<Lanes> lanes = bodyLanes(body, args, cfg.forloop, need);
 
   // Phase of every value: after the for-loop when it depends on an accum.
   std::vector<char> after(body.values.size(), 0);
@@ -130,7 +133,10 @@ bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<
                     trial.P().add(acc.mx[static_cast<size_t>(i)], maxContribution(x, i, trial));
             } else if (it == 0) {
               acc.p = x.p;
-              acc.q = x.q;
+              if (need[static_cast<size_t>(res)])
+                acc.q = x.q;
+              else
+                acc.q.clear();
               if (cfg.forloop == 1)
                 acc.mx = x.mx;
               else
@@ -155,13 +161,13 @@ bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<
               if (d >= 0) off[static_cast<size_t>(d)] += block[gd] * (full[static_cast<size_t>(d)] / cfg.grid[static_cast<size_t>(gd)]);
             }
             if (op.fmap >= 0) off[static_cast<size_t>(op.fmap)] += it * tile[static_cast<size_t>(op.fmap)];
-            allocate(out, tile, {arg.hasQ(), arg.isMax()});
+            allocate(out, tile, lanes[static_cast<size_t>(res)]);
             copyBox(arg, off, out, std::vector<int64_t>(tile.size(), 0), tile);
             continue;
           }
           ins.clear();
           for (ValueId in : op.inputs) ins.push_back(valueOf(in));
-          if (!applyOp(op, ins, body.value(res).shape, trial, nullptr, out)) {
+          if (!applyOp(op, ins, body.value(res).shape, trial, nullptr, out, need[static_cast<size_t>(res)])) {
             zeroDivisor = true;
             return;
           }
@@ -174,7 +180,7 @@ bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<
           if (op.accumOp == ir::AccumOp::Max) {
             FTensor& acc = vals[static_cast<size_t>(op.results[0])];
             acc.shape = body.value(op.results[0]).shape;
-            finishMaximum(acc, trial);
+            finishMaximum(acc, trial, need[static_cast<size_t>(op.results[0])]);
           }
           continue;
         }
@@ -194,7 +200,8 @@ bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<
         if (!after[static_cast<size_t>(res)]) continue;
         ins.clear();
         for (ValueId in : op.inputs) ins.push_back(valueOf(in));
-        if (!applyOp(op, ins, body.value(res).shape, trial, nullptr, vals[static_cast<size_t>(res)])) {
+        if (!applyOp(op, ins, body.value(res).shape, trial, nullptr, vals[static_cast<size_t>(res)],
+                     need[static_cast<size_t>(res)])) {
           zeroDivisor = true;
           return;
         }

@@ -13,9 +13,10 @@
 namespace mirage::verify {
 
 // Runs kernel op `kernel` of program `g` on its evaluated arguments; fills
-// `results` (one per kernel result). Returns false on a zero divisor.
+// `results` (one per kernel result; those flagged in resultNeed get a
+// residue lane where they can have one). Returns false on a zero divisor.
 bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<FTensorPtr>& args,
-                    const Trial& trial, ThreadPool* pool,
+                    const std::vector<char>& resultNeed, const Trial& trial, ThreadPool* pool,
                     std::vector<std::shared_ptr<FTensor>>& results);
 
 }  // namespace mirage::verify

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "demand.h"
 #include "hash.h"
 #include "kernel_eval.h"
 #include "mirage/verify/fingerprint.h"
@@ -96,8 +97,11 @@ std::vector<u64> valueHashes(const ir::Graph& g, const std::vector<u64>& argHash
   return hv;
 }
 
-Hash2 cacheKey(const Hash2& h, const Trial& trial) {
-  return {hashCombine(h[0], trial.id()), hashCombine(h[1], ~trial.id())};
+// The key of a value's fingerprint: its structure, the trial, and whether
+// it carries a residue lane (a tensor computed without one must not stand in
+// for one that an exp reads).
+Hash2 cacheKey(const Hash2& h, const Trial& trial, bool withResidue) {
+  return {hashCombine(h[0], trial.id()), hashCombine(h[1] ^ withResidue, ~trial.id())};
 }
 
 }  // namespace
@@ -178,6 +182,10 @@ EvalResult evaluateProgram(const ir::Graph& g, const Trial& trial, ThreadPool* p
   std::vector<Hash2> hashes;
   if (cache) hashes = structuralHashes(g);
   std::vector<FTensorPtr> vals(g.values.size());
+  std::vector<char> need = residueDemand(g);
+  auto key = [&](ValueId r) {
+    return cacheKey(hashes[static_cast<size_t>(r)], trial, need[static_cast<size_t>(r)]);
+  };
   // Remaining uses of each value, so that intermediates are freed early.
   std::vector<int64_t> uses(g.values.size(), 0);
   for (const ir::Op& op : g.ops)
@@ -188,7 +196,7 @@ EvalResult evaluateProgram(const ir::Graph& g, const Trial& trial, ThreadPool* p
     bool cached = cache && op.kind != OpKind::Const && !op.results.empty();
     if (cached) {
       for (ValueId r : op.results) {
-        vals[static_cast<size_t>(r)] = cache->find(cacheKey(hashes[static_cast<size_t>(r)], trial));
+        vals[static_cast<size_t>(r)] = cache->find(key(r));
         cached = cached && vals[static_cast<size_t>(r)];
       }
     }
@@ -196,7 +204,8 @@ EvalResult evaluateProgram(const ir::Graph& g, const Trial& trial, ThreadPool* p
       switch (op.kind) {
         case OpKind::Input: {
           const ir::Value& v = g.value(op.results[0]);
-          vals[static_cast<size_t>(op.results[0])] = std::make_shared<FTensor>(trial.input(v.name, v.shape));
+          vals[static_cast<size_t>(op.results[0])] = std::make_shared<FTensor>(
+              trial.input(v.name, v.shape, need[static_cast<size_t>(op.results[0])]));
           break;
         }
         case OpKind::Const:
@@ -206,7 +215,9 @@ EvalResult evaluateProgram(const ir::Graph& g, const Trial& trial, ThreadPool* p
           std::vector<FTensorPtr> args;
           for (ValueId in : op.inputs) args.push_back(vals[static_cast<size_t>(in)]);
           std::vector<std::shared_ptr<FTensor>> outs;
-          if (!evaluateKernel(g, op, args, trial, pool, outs)) {
+          std::vector<char> resultNeed;
+          for (ValueId r : op.results) resultNeed.push_back(need[static_cast<size_t>(r)]);
+          if (!evaluateKernel(g, op, args, resultNeed, trial, pool, outs)) {
             result.status = EvalStatus::ZeroDivisor;
             return result;
           }
@@ -220,7 +231,8 @@ EvalResult evaluateProgram(const ir::Graph& g, const Trial& trial, ThreadPool* p
           std::vector<const FTensor*> ins;
           for (ValueId in : op.inputs) ins.push_back(vals[static_cast<size_t>(in)].get());
           auto out = std::make_shared<FTensor>();
-          if (!applyOp(op, ins, g.value(op.results[0]).shape, trial, pool, *out)) {
+          if (!applyOp(op, ins, g.value(op.results[0]).shape, trial, pool, *out,
+                       need[static_cast<size_t>(op.results[0])])) {
             result.status = EvalStatus::ZeroDivisor;
             return result;
           }
@@ -229,7 +241,7 @@ EvalResult evaluateProgram(const ir::Graph& g, const Trial& trial, ThreadPool* p
       }
       if (cache && op.kind != OpKind::Const)
         for (ValueId r : op.results)
-          cache->insert(cacheKey(hashes[static_cast<size_t>(r)], trial), vals[static_cast<size_t>(r)]);
+          cache->insert(key(r), vals[static_cast<size_t>(r)]);
     }
     for (ValueId in : op.inputs)
       if (--uses[static_cast<size_t>(in)] == 0) vals[static_cast<size_t>(in)].reset();

@@ -104,8 +104,8 @@ void laneBinary(const FTensor& a, const FTensor& b, FTensor& out, bool withQ, Th
 }
 
 bool elementwiseBinary(OpKind kind, const FTensor& a, const FTensor& b, const Trial& trial,
-                       ThreadPool* pool, FTensor& out) {
-  bool withQ = a.hasQ() && b.hasQ();
+                       ThreadPool* pool, bool wantQ, FTensor& out) {
+  bool withQ = a.hasQ() && b.hasQ() && wantQ;
   const MontField& P = trial.P();
   const MontField& Q = trial.Q();
   switch (kind) {
@@ -151,28 +151,29 @@ KeyKind randomKey(OpKind kind) {
   }
 }
 
-// out = a random function (of kind k) of x's values, with a residue lane.
-void randomFunction(KeyKind k, const FTensor& x, const Trial& trial, ThreadPool* pool,
+// out = a random function (of kind k) of x's values, with a residue lane
+// when one is wanted.
+void randomFunction(KeyKind k, const FTensor& x, const Trial& trial, ThreadPool* pool, bool wantQ,
                     FTensor& out) {
   size_t n = x.p.size();
   out.p.resize(n);
-  out.q.resize(n);
+  if (wantQ) out.q.resize(n); else out.q.clear();
   parallelFor(pool, static_cast<int64_t>(n), 1 << 14, [&](int64_t lo, int64_t hi) {
     for (int64_t i = lo; i < hi; ++i) {
       out.p[static_cast<size_t>(i)] = trial.randomP(k, x.p[static_cast<size_t>(i)]);
-      out.q[static_cast<size_t>(i)] = trial.randomQ(k, x.p[static_cast<size_t>(i)]);
+      if (wantQ) out.q[static_cast<size_t>(i)] = trial.randomQ(k, x.p[static_cast<size_t>(i)]);
     }
   });
 }
 
 bool elementwiseUnary(OpKind kind, const FTensor& x, const Trial& trial, ThreadPool* pool,
-                      FTensor& out) {
+                      bool wantQ, FTensor& out) {
   size_t n = x.p.size();
   switch (kind) {
     case OpKind::Exp:
       if (!x.hasQ()) {
         // exp of a value with no exact residue mod Q (an exp of an exp, say).
-        randomFunction(KeyKind::ExpNoResidue, x, trial, pool, out);
+        randomFunction(KeyKind::ExpNoResidue, x, trial, pool, wantQ, out);
         return true;
       }
       out.p.resize(n);
@@ -186,7 +187,7 @@ bool elementwiseUnary(OpKind kind, const FTensor& x, const Trial& trial, ThreadP
     case OpKind::Square:
       out.p.resize(n);
       for (size_t i = 0; i < n; ++i) out.p[i] = trial.P().mul(x.p[i], x.p[i]);
-      if (x.hasQ()) {
+      if (x.hasQ() && wantQ) {
         out.q.resize(n);
         for (size_t i = 0; i < n; ++i) out.q[i] = trial.Q().mul(x.q[i], x.q[i]);
       } else {
@@ -197,11 +198,11 @@ bool elementwiseUnary(OpKind kind, const FTensor& x, const Trial& trial, ThreadP
     case OpKind::Silu:
     case OpKind::Gelu:
     case OpKind::Relu:
-      randomFunction(randomKey(kind), x, trial, pool, out);
+      randomFunction(randomKey(kind), x, trial, pool, wantQ, out);
       return true;
     case OpKind::Rsqrt:
       // rsqrt(x) = 1 / sqrt(x), exactly.
-      randomFunction(KeyKind::Sqrt, x, trial, pool, out);
+      randomFunction(KeyKind::Sqrt, x, trial, pool, wantQ, out);
       return invertAll(out.p, trial.P(), pool) && invertAll(out.q, trial.Q(), pool);
     default: throw std::logic_error("elementwiseUnary: not a unary operator");
   }
@@ -289,12 +290,12 @@ void matmulLane(const MontField& f, const Shape& outShape, const Shape& aShape, 
   });
 }
 
-void matmul(const FTensor& a, const FTensor& b, const Trial& trial, ThreadPool* pool,
+void matmul(const FTensor& a, const FTensor& b, const Trial& trial, ThreadPool* pool, bool wantQ,
             FTensor& out) {
   size_t n = static_cast<size_t>(ir::numElements(out.shape));
   out.p.resize(n);
   matmulLane(trial.P(), out.shape, a.shape, a.p.data(), b.shape, b.p.data(), out.p.data(), pool);
-  if (a.hasQ() && b.hasQ()) {
+  if (a.hasQ() && b.hasQ() && wantQ) {
     out.q.resize(n);
     matmulLane(trial.Q(), out.shape, a.shape, a.q.data(), b.shape, b.q.data(), out.q.data(), pool);
   } else {
@@ -328,7 +329,8 @@ void sumLane(const MontField& f, const std::vector<u64>& x, int64_t outer, int64
               });
 }
 
-void reduce(const ir::Op& op, const FTensor& x, const Trial& trial, ThreadPool* pool, FTensor& out) {
+void reduce(const ir::Op& op, const FTensor& x, const Trial& trial, ThreadPool* pool, bool wantQ,
+            FTensor& out) {
   int64_t outer, n, inner;
   around(x.shape, op.dim, outer, n, inner);
   if (op.kind == OpKind::ReduceMax) {
@@ -342,12 +344,12 @@ void reduce(const ir::Op& op, const FTensor& x, const Trial& trial, ThreadPool* 
                         m = trial.P().add(m, maxContribution(x, (o * n + j) * inner + i, trial));
                       }
                 });
-    finishMaximum(out, trial);
+    finishMaximum(out, trial, wantQ);
     return;
   }
   int64_t s = op.kind == OpKind::ReduceSum ? op.size : 1;
   sumLane(trial.P(), x.p, outer, n, inner, s, out.p, pool);
-  if (x.hasQ())
+  if (x.hasQ() && wantQ)
     sumLane(trial.Q(), x.q, outer, n, inner, s, out.q, pool);
   else
     out.q.clear();
@@ -380,9 +382,9 @@ void transposeLane(const std::vector<u64>& x, const Shape& inShape, int d0, int 
       }
 }
 
-void transpose(const ir::Op& op, const FTensor& x, FTensor& out) {
+void transpose(const ir::Op& op, const FTensor& x, bool wantQ, FTensor& out) {
   transposeLane(x.p, x.shape, op.dim, op.dim1, out.p);
-  if (x.hasQ())
+  if (x.hasQ() && wantQ)
     transposeLane(x.q, x.shape, op.dim, op.dim1, out.q);
   else
     out.q.clear();
@@ -440,37 +442,37 @@ u64 maxContribution(const FTensor& x, int64_t i, const Trial& trial) {
   return trial.P().fromRandom(keyedHash(k, v), keyedHash(rotl64(k, 23) ^ 0x4d4d4d4d4d4d4d4dULL, v));
 }
 
-void finishMaximum(FTensor& t, const Trial& trial) {
+void finishMaximum(FTensor& t, const Trial& trial, bool wantQ) {
   size_t n = t.mx.size();
   t.p.resize(n);
-  t.q.resize(n);
+  if (wantQ) t.q.resize(n); else t.q.clear();
   for (size_t i = 0; i < n; ++i) {
     t.p[i] = trial.randomP(KeyKind::MaxResult, t.mx[i]);
-    t.q[i] = trial.randomQ(KeyKind::MaxResult, t.mx[i]);
+    if (wantQ) t.q[i] = trial.randomQ(KeyKind::MaxResult, t.mx[i]);
   }
 }
 
 bool applyOp(const ir::Op& op, const std::vector<const FTensor*>& ins, const ir::Shape& outShape,
-             const Trial& trial, ThreadPool* pool, FTensor& out) {
+             const Trial& trial, ThreadPool* pool, FTensor& out, bool wantQ) {
   out.shape = outShape;
   out.mx.clear();
   switch (op.kind) {
-    case OpKind::Matmul: matmul(*ins[0], *ins[1], trial, pool, out); return true;
+    case OpKind::Matmul: matmul(*ins[0], *ins[1], trial, pool, wantQ, out); return true;
     case OpKind::Add:
     case OpKind::Sub:
     case OpKind::Mul:
-    case OpKind::Div: return elementwiseBinary(op.kind, *ins[0], *ins[1], trial, pool, out);
+    case OpKind::Div: return elementwiseBinary(op.kind, *ins[0], *ins[1], trial, pool, wantQ, out);
     case OpKind::Exp:
     case OpKind::Square:
     case OpKind::Sqrt:
     case OpKind::Rsqrt:
     case OpKind::Silu:
     case OpKind::Gelu:
-    case OpKind::Relu: return elementwiseUnary(op.kind, *ins[0], trial, pool, out);
+    case OpKind::Relu: return elementwiseUnary(op.kind, *ins[0], trial, pool, wantQ, out);
     case OpKind::ReduceSum:
     case OpKind::ReduceMean:
-    case OpKind::ReduceMax: reduce(op, *ins[0], trial, pool, out); return true;
-    case OpKind::Transpose: transpose(op, *ins[0], out); return true;
+    case OpKind::ReduceMax: reduce(op, *ins[0], trial, pool, wantQ, out); return true;
+    case OpKind::Transpose: transpose(op, *ins[0], wantQ, out); return true;
     default: throw std::logic_error("applyOp: not a pre-defined operator");
   }
 }

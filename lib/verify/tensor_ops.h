@@ -17,9 +17,10 @@ FTensor makeConstant(const ir::Op& op, const MontField& P, const MontField& Q);
 
 // Computes `op` (a pre-defined operator: matmul, element-wise, reduction or
 // transpose) on `ins` into `out`, whose shape is `outShape`. Returns false
-// when a divisor is zero in the field (the trial must be resampled).
+// when a divisor is zero in the field (the trial must be resampled). With
+// wantQ false the residue lane is not computed (see demand.h).
 bool applyOp(const ir::Op& op, const std::vector<const FTensor*>& ins, const ir::Shape& outShape,
-             const Trial& trial, ThreadPool* pool, FTensor& out);
+             const Trial& trial, ThreadPool* pool, FTensor& out, bool wantQ = true);
 
 // Copies the box of extent `box` at offset `srcOff` of src into dst at
 // offset `dstOff`, for every lane src has (dst's lanes must be allocated).
@@ -34,6 +35,6 @@ bool invertAll(std::vector<u64>& v, const MontField& f, ThreadPool* pool);
 // multiset hash contribution of element i of x, and the value of a maximum
 // from its multiset hash.
 u64 maxContribution(const FTensor& x, int64_t i, const Trial& trial);
-void finishMaximum(FTensor& t, const Trial& trial);
+void finishMaximum(FTensor& t, const Trial& trial, bool wantQ = true);
 
 }  // namespace mirage::verify

@@ -62,8 +62,9 @@ class Trial {
   // w^e for a plain exponent e in [0, Q), in Montgomery form.
   u64 expOmega(u64 e) const;
   u64 omega() const { return omega_; }
-  // The elements of input `name`: uniform in Z_P and, independently, in Z_Q.
-  FTensor input(const std::string& name, const ir::Shape& shape) const;
+  // The elements of input `name`: uniform in Z_P and, independently, in Z_Q
+  // (the residue lane only when `withResidue`).
+  FTensor input(const std::string& name, const ir::Shape& shape, bool withResidue = true) const;
 
  private:
   u64 id_;
