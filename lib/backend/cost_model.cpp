@@ -57,9 +57,12 @@ OpWork opWork(const Graph& g, const Op& op, bool tensorCores) {
       w.elementsIn += static_cast<double>(ir::numElements(g.value(in).shape));
   if (op.kind == OpKind::Matmul) {
     const ir::Shape& a = g.value(op.inputs[0]).shape;
-    double k = static_cast<double>(a.back());
-    double flops = 2.0 * w.elementsOut * k;
-    (tensorCores ? w.tensorFlops : w.cudaFlops) = flops;
+    const int64_t m = out[out.size() - 2], n = out.back(), k = a.back();
+    const double flops = 2.0 * w.elementsOut * static_cast<double>(k);
+    // The generator uses mma.sync m16n8k16 only when the shapes are multiples
+    // of the fragment; otherwise the plain CUDA-core loop.
+    const bool fragments = m % 16 == 0 && n % 8 == 0 && k % 16 == 0;
+    (tensorCores && fragments ? w.tensorFlops : w.cudaFlops) = flops;
   } else if (ir::isReduction(op.kind)) {
     w.cudaFlops = w.elementsIn * flopsPerElement(op.kind);
   } else {

@@ -216,3 +216,23 @@ TEST_CASE("the estimate as JSON for the report") {
                           "latency_us", "launch_us", "total_us", "bound", "dram_bytes"})
     CHECK(k.contains(key));
 }
+
+TEST_CASE("matmuls off the tensor-core fragment grid run on CUDA cores") {
+  auto matmul = [](int64_t m, int64_t k, int64_t n, ir::DType dtype) {
+    ir::Graph g;
+    g.dtype = dtype;
+    ValueId a = input(g, "A", {m, k});
+    ValueId b = input(g, "B", {k, n});
+    g.outputs = {apply(g, OpKind::Matmul, {a, b})};
+    return estimateCost(g, h100Spec()).kernels.at(0);
+  };
+  KernelCost aligned = matmul(64, 64, 64, ir::DType::F16);
+  CHECK(aligned.tensorFlops == Approx(2.0 * 64 * 64 * 64));
+  CHECK(aligned.cudaFlops == 0);
+  KernelCost odd = matmul(60, 64, 64, ir::DType::F16);  // m = 60: no 16-row fragments
+  CHECK(odd.tensorFlops == 0);
+  CHECK(odd.cudaFlops == Approx(2.0 * 60 * 64 * 64));
+  KernelCost f32 = matmul(64, 64, 64, ir::DType::F32);
+  CHECK(f32.tensorFlops == 0);
+  CHECK(f32.computeUs > aligned.computeUs);
+}
