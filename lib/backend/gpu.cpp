@@ -233,9 +233,17 @@ ArchSpec Gpu::archSpec() const {
 bool Gpu::check(int result, const char* what, std::string* error) {
   if (result == kCudaSuccess) return true;
   *error = fmt::format("{} failed: {}", what, driver_->errorText(result));
-  // Launch faults (illegal address, misaligned access, ...) are sticky: the
-  // context is lost for the life of the process.
-  if (result >= 700 && result <= 719) broken_ = *error;
+  // Faults inside a kernel are sticky: the context is lost for the life of
+  // the process. (cuda.h: ILLEGAL_ADDRESS 700, LAUNCH_TIMEOUT 702, ASSERT 710,
+  // HARDWARE_STACK_ERROR 714, ILLEGAL_INSTRUCTION 715, MISALIGNED_ADDRESS 716,
+  // INVALID_ADDRESS_SPACE 717, INVALID_PC 718, LAUNCH_FAILED 719; not
+  // LAUNCH_OUT_OF_RESOURCES 701, a bad launch configuration.)
+  switch (result) {
+    case 700: case 702: case 710: case 714: case 715: case 716: case 717: case 718: case 719:
+      broken_ = *error;
+      break;
+    default: break;
+  }
   return false;
 }
 

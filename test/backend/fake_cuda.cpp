@@ -6,6 +6,7 @@
 //   mirage_sub(a, b, out)      out = a - b on floats (checks argument order)
 //   mirage_fault()             the launch succeeds, the next synchronize faults
 //   mirage_empty()             does nothing
+//   mirage_too_big()           the launch fails with LAUNCH_OUT_OF_RESOURCES
 // Events report the elapsed time set with fake_cuda_set_elapsed_ms. Built with
 // FAKE_CUDA_NO_DEVICE it is a driver that finds no device.
 #include <algorithm>
@@ -26,6 +27,7 @@ constexpr CUresult kNoDevice = 100;
 constexpr CUresult kInvalidImage = 200;
 constexpr CUresult kNotFound = 500;
 constexpr CUresult kIllegalAddress = 700;
+constexpr CUresult kOutOfResources = 701;
 
 struct Function {
   std::string name;
@@ -131,8 +133,9 @@ CUresult cuModuleLoadData(void** module, const void* image) {
 }
 CUresult cuModuleUnload(void*) { return kSuccess; }
 CUresult cuModuleGetFunction(void** f, void*, const char* name) {
-  static Function copy{"mirage_copy"}, sub{"mirage_sub"}, fault{"mirage_fault"}, empty{"mirage_empty"};
-  for (Function* fn : {&copy, &sub, &fault, &empty})
+  static Function copy{"mirage_copy"}, sub{"mirage_sub"}, fault{"mirage_fault"}, empty{"mirage_empty"},
+      tooBig{"mirage_too_big"};
+  for (Function* fn : {&copy, &sub, &fault, &empty, &tooBig})
     if (fn->name == name) {
       *f = fn;
       return kSuccess;
@@ -145,6 +148,7 @@ CUresult cuFuncSetAttribute(void*, int attr, int value) {
 CUresult cuLaunchKernel(void* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                         unsigned bz, unsigned shared, void*, void** params, void**) {
   if (sticky) return kIllegalAddress;
+  if (static_cast<Function*>(f)->name == "mirage_too_big") return kOutOfResources;
   ++launches;
   lastGrid[0] = gx, lastGrid[1] = gy, lastGrid[2] = gz;
   lastBlock[0] = bx, lastBlock[1] = by, lastBlock[2] = bz;
@@ -232,6 +236,7 @@ CUresult cuGetErrorName(CUresult r, const char** s) {
     case kInvalidImage: *s = "CUDA_ERROR_INVALID_IMAGE"; return kSuccess;
     case kNotFound: *s = "CUDA_ERROR_NOT_FOUND"; return kSuccess;
     case kIllegalAddress: *s = "CUDA_ERROR_ILLEGAL_ADDRESS"; return kSuccess;
+    case kOutOfResources: *s = "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"; return kSuccess;
     case kInvalidValue: *s = "CUDA_ERROR_INVALID_VALUE"; return kSuccess;
     default: *s = nullptr; return kInvalidValue;
   }

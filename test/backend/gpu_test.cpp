@@ -223,6 +223,13 @@ TEST_CASE("loader and launch failures are errors of that candidate") {
   lowered.loweredNames["mirage_missing"] = "mirage_sub";
   CHECK(gpu->run(plan, lowered, in).ok);
 
+  // A launch the device cannot run is that candidate's failure only.
+  LaunchPlan tooBig = subPlan(4);
+  tooBig.launches[0].kernel = "mirage_too_big";
+  CHECK(gpu->run(tooBig, fakeBinary(), in).error.starts_with(
+      "cuLaunchKernel(mirage_too_big) failed: CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"));
+  CHECK(gpu->run(plan, lowered, in).ok);
+
   // A fault poisons the context: later runs fail with the first fault's reason.
   LaunchPlan faulty = subPlan(4);
   faulty.launches[0].kernel = "mirage_fault";
