@@ -39,12 +39,20 @@ int main(int argc, char** argv) {
   auto b = mirage::parse::parseFile(fileB, std::cerr);
   if (!a || !b) return 2;
   options.cacheBytes = 0;  // one check: nothing to share
-  mirage::verify::Verifier verifier(*a, options);
-  mirage::verify::Verdict v = verifier.check(*b);
-  if (v.signatureMismatch) {
-    std::cerr << "mirage-equiv: error: " << mirage::verify::errorMessage(v) << "\n";
+  try {
+    mirage::verify::Verifier verifier(*a, options);
+    mirage::verify::Verdict v = verifier.check(*b);
+    if (v.signatureMismatch) {
+      std::cerr << "mirage-equiv: error: " << mirage::verify::errorMessage(v) << "\n";
+      return 2;
+    }
+    std::cout << mirage::verify::formatVerdict(v, verifier.options());
+    return mirage::verify::exitStatus(v);
+  } catch (const std::bad_alloc&) {
+    std::cerr << "mirage-equiv: error: out of memory: the programs' tensors do not fit\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "mirage-equiv: error: " << e.what() << "\n";
     return 2;
   }
-  std::cout << mirage::verify::formatVerdict(v, verifier.options());
-  return mirage::verify::exitStatus(v);
 }

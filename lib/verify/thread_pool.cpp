@@ -6,6 +6,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <deque>
+#include <exception>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -21,15 +22,23 @@ struct Job {
   std::atomic<int64_t> next{0};
   std::atomic<int64_t> done{0};
   int users = 0;  // workers inside work(); guarded by the pool's mutex
+  std::mutex errorMu;
+  std::exception_ptr error;  // the first exception a chunk threw
 
-  // Runs chunks until none is left to claim; returns how many it ran.
+  // Runs chunks until none is left to claim. A chunk that throws (out of
+  // memory, say) is recorded and counted as done; the submitter rethrows.
   void work() {
     int64_t ran = 0;
     for (;;) {
       int64_t c = next.fetch_add(1);
       if (c >= chunks) break;
       int64_t begin = c * grain;
-      (*fn)(begin, std::min(n, begin + grain));
+      try {
+        (*fn)(begin, std::min(n, begin + grain));
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(errorMu);
+        if (!error) error = std::current_exception();
+      }
       ++ran;
     }
     if (ran) done.fetch_add(ran);
@@ -103,6 +112,8 @@ void ThreadPool::parallelFor(int64_t n, int64_t grain,
   auto it = std::find(impl_->queue.begin(), impl_->queue.end(), &job);
   if (it != impl_->queue.end()) impl_->queue.erase(it);
   impl_->finished.wait(lock, [&] { return job.done.load() == job.chunks && job.users == 0; });
+  lock.unlock();
+  if (job.error) std::rethrow_exception(job.error);
 }
 
 }  // namespace mirage::verify
