@@ -28,6 +28,16 @@ struct Expectation {
   bool matched = false;
 };
 
+// A rendered diagnostic is three lines: the message, the source line, and a
+// caret under the column (these files use no tabs and short lines).
+bool caretLinesUp(const std::string& rendered, const mirage::parse::Diagnostic& d) {
+  size_t first = rendered.find('\n');
+  size_t second = rendered.find('\n', first + 1);
+  if (first == std::string::npos || second == std::string::npos) return false;
+  std::string caret = rendered.substr(second + 1);
+  return caret == std::string(static_cast<size_t>(d.loc.col - 1), ' ') + "^\n";
+}
+
 bool checkFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
@@ -58,6 +68,10 @@ bool checkFile(const std::string& path) {
   std::optional<mirage::ir::Graph> g = mirage::parse::parseProgram(source, diags);
   bool ok = true;
   for (const mirage::parse::Diagnostic& d : diags.all()) {
+    if (!caretLinesUp(diags.render(d), d)) {
+      std::cerr << "the caret is not under column " << d.loc.col << ":\n" << diags.render(d);
+      ok = false;
+    }
     bool found = false;
     for (Expectation& e : expected) {
       if (e.matched || e.line != d.loc.line || e.col != d.loc.col || e.severity != d.severity ||

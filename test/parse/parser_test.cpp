@@ -353,3 +353,12 @@ TEST_CASE("every example round-trips through the printer", "[parser][roundtrip]"
   }
   CHECK(n >= 8);
 }
+
+TEST_CASE("parseString prints warnings on success and errors on failure", "[parser][files]") {
+  std::ostringstream err;
+  REQUIRE(parseString("graph g {\n X = input f16[2]\n U = exp(X)\n output X\n}", "w.mg", err));
+  CHECK(err.str() == "w.mg:3:2: warning: tensor 'U' is never used\n U = exp(X)\n ^\n");
+  std::ostringstream err2;
+  CHECK_FALSE(parseString("graph g {\n X = input f16[2]\n output Y\n}", "e.mg", err2));
+  CHECK(err2.str() == "e.mg:3:9: error: use of undefined name 'Y'\n output Y\n        ^\n");
+}
