@@ -131,7 +131,11 @@ CompileResult Compiler::compile(const CompileRequest& request) {
   entry->result = result;
   {
     std::lock_guard lock(mutex_);
-    memory_[hash] = std::move(entry);
+    if (memory_.insert_or_assign(hash, std::move(entry)).second) memoryOrder_.push_back(hash);
+    while (memoryOrder_.size() > std::max<size_t>(options_.memoryEntries, 1)) {
+      memory_.erase(memoryOrder_.front());
+      memoryOrder_.pop_front();
+    }
     if (fromDisk) {
       ++stats_.diskHits;
     } else {

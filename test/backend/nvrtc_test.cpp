@@ -188,3 +188,17 @@ TEST_CASE("compileAll compiles on a thread pool and keeps request order") {
   CHECK(results[5].ok);
   CHECK(results[5].cubin == results[0].cubin);
 }
+
+TEST_CASE("the memory cache keeps a bounded number of entries") {
+  if (!Compiler::available()) return;
+  CompilerOptions options;
+  options.memoryEntries = 2;
+  Compiler compiler(options);
+  auto source = [](int i) {
+    return request(fmt::format("extern \"C\" __global__ void k{0}(float* p) {{ p[0] = {0}; }}\n", i));
+  };
+  for (int i = 0; i < 3; ++i) REQUIRE(compiler.compile(source(i)).ok);
+  CHECK(compiler.compile(source(2)).fromCache);
+  CHECK(compiler.compile(source(1)).fromCache);
+  CHECK_FALSE(compiler.compile(source(0)).fromCache);  // the oldest was forgotten
+}

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -41,6 +42,7 @@ struct CompilerOptions {
   std::string cacheDir;   // empty: memory cache only
   bool useCache = true;   // false: always compile, never read or write a cache
   std::vector<std::string> includeDirs;  // default: the CUDA toolkit's include directory
+  size_t memoryEntries = 512;  // the memory cache forgets its oldest entries beyond this many
 };
 
 // Thread-safe: compile() and compileAll() may be called from several threads.
@@ -77,6 +79,7 @@ class Compiler {
   CompilerOptions options_;
   mutable std::mutex mutex_;
   std::unordered_map<std::string, std::shared_ptr<const Entry>> memory_;  // by hash
+  std::deque<std::string> memoryOrder_;  // hashes, oldest first
   Stats stats_;
 };
 
