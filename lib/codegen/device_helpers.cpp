@@ -51,6 +51,18 @@ __device__ __forceinline__ void mg_copy16_wait() {
   asm volatile("cp.async.wait_all;\n" ::);
 #endif
 }
+// Double buffering: close the group of copies issued so far; wait until at
+// most the newest group is still in flight.
+__device__ __forceinline__ void mg_cp_async_commit() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;\n" ::);
+#endif
+}
+__device__ __forceinline__ void mg_cp_async_wait_1() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group 1;\n" ::);
+#endif
+}
 #endif  // MIRAGE_HOST_SHIM
 
 __device__ __forceinline__ float mg_f32(__half x) { return __half2float(x); }

@@ -52,6 +52,9 @@ struct ValueInfo {
   bool mma = false;             // matmul: tensor-core path
   bool registerAccum = false;   // accum: held in mma fragments across the loop
   int64_t tilesPerWarp = 0;     // registerAccum: fragments per warp
+  bool hoisted = false;         // tile without fmap: loaded once, before the loop
+  bool doubleBuffered = false;  // fmap tile: two stages, the next one loaded by cp.async
+  int64_t stageElems = 0;       // doubleBuffered: elements per stage
   int def = -1, last = -1;      // statement positions (lifetime)
 };
 
@@ -102,9 +105,27 @@ class Emitter {
     warps_ = threads_ % 32 == 0 ? threads_ / 32 : 0;
     assignHomes();
     buildStatements();
+    int64_t limit = sharedMemoryLimit(opt_.smArch);
+    // Loop-invariant tiles loaded once and fmap tiles double-buffered cost
+    // shared memory across the whole loop; drop them if they do not fit.
+    if (chooseStaging()) {
+      computeLifetimes();
+      code.sharedBytes = allocate();
+      if (code.sharedBytes > limit) {
+        for (ValueInfo& vi : info_) {
+          if (vi.doubleBuffered) vi.bytes /= 2;
+          vi.hoisted = vi.doubleBuffered = false;
+        }
+        fastPaths_.erase("cp.async double buffering");
+        fastPaths_.erase("loop-invariant tiles loaded once");
+      }
+    }
+    for (ValueInfo& vi : info_) {
+      vi.def = vi.last = -1;
+      vi.offset = -1;
+    }
     computeLifetimes();
     code.sharedBytes = allocate();
-    int64_t limit = sharedMemoryLimit(opt_.smArch);
     if (code.sharedBytes > limit) {
       code.error = fmt::format(
           "the kernel needs {} bytes of shared memory per block, more than the {} bytes sm_{} allows",
@@ -143,6 +164,15 @@ class Emitter {
 
   // ---- where values live -------------------------------------------------
 
+  // Operand slots that read v (mul(x, x) counts twice): an inline value is
+  // expanded once per slot, so only single-slot values are inlined.
+  int rawUses(ValueId v) const {
+    int n = 0;
+    for (const ir::Op& op : body_.ops)
+      for (ValueId in : op.inputs) n += in == v;
+    return n;
+  }
+
   bool consumedByMatmul(ValueId v) const {
     for (int u : users_[static_cast<size_t>(v)])
       if (body_.ops[static_cast<size_t>(u)].kind == OpKind::Matmul) return true;
@@ -180,7 +210,7 @@ class Emitter {
           vi.f32 = !consumedByMatmul(v);
           break;
         default:  // element-wise operators and transpose
-          if (users.size() == 1 && !consumedByMatmul(v)) {
+          if (rawUses(v) == 1 && !consumedByMatmul(v)) {
             vi.home = Home::Inline;
           } else {
             vi.home = Home::Shared;
@@ -312,7 +342,47 @@ class Emitter {
     vi.last = std::max(vi.last, pos);
   }
 
+  // Vector (16-byte) copies fit a tile when its rows and the tensor's rows
+  // are whole vectors.
+  bool vectorizable(const ir::Op& tileOp) {
+    const ValueInfo& vi = info(tileOp.results[0]);
+    const Shape& full = shape(tileOp.inputs[0]);
+    const Shape& t = shape(tileOp.results[0]);
+    int64_t vec = 16 / ir::dtypeBytes(dtype_);
+    int64_t pitch = t.size() >= 2 ? vi.strides[t.size() - 2] : t.back();
+    return opt_.fastPaths && t.back() % vec == 0 && full.back() % vec == 0 && (t.size() < 2 || pitch % vec == 0);
+  }
+
+  // Marks tiles for hoisting and double buffering; true if any was marked.
+  bool chooseStaging() {
+    if (!opt_.fastPaths || loops() == 1) return false;
+    bool any = false;
+    for (const ir::Op& op : body_.ops) {
+      if (op.kind != OpKind::Tile) continue;
+      ValueInfo& vi = info(op.results[0]);
+      if (op.fmap < 0) {
+        vi.hoisted = true;
+        fastPaths_.insert("loop-invariant tiles loaded once");
+        any = true;
+      } else if (opt_.smArch >= 80 && vectorizable(op)) {
+        vi.doubleBuffered = true;
+        vi.stageElems = vi.bytes / ir::dtypeBytes(dtype_);
+        vi.bytes *= 2;
+        fastPaths_.insert("cp.async double buffering");
+        any = true;
+      }
+    }
+    return any;
+  }
+
   void computeLifetimes() {
+    // Staged tiles are written before or across loop iterations: they live
+    // through the whole loop.
+    for (size_t v = 0; v < info_.size(); ++v)
+      if ((info_[v].hoisted || info_[v].doubleBuffered) && loopEnd_ > loopBegin_) {
+        touch(static_cast<ValueId>(v), static_cast<int>(loopBegin_));
+        touch(static_cast<ValueId>(v), static_cast<int>(loopEnd_) - 1);
+      }
     for (size_t p = 0; p < stmts_.size(); ++p) {
       int pos = static_cast<int>(p);
       const Stmt& st = stmts_[p];
@@ -476,8 +546,8 @@ class Emitter {
   // ---- statements ----------------------------------------------------------
 
   std::string elementLoop(const Shape& s, const std::string& bodyText, const std::string& decl) {
-    return fmt::format("    for (int i = threadIdx.x; i < {}; i += {}) {{\n      {}\n      {}\n    }}\n",
-                       ir::numElements(s), threads_, decl, bodyText);
+    return fmt::format("    for (int i = threadIdx.x; i < {}; i += {}) {{\n{}      {}\n    }}\n",
+                       ir::numElements(s), threads_, decl.empty() ? "" : "      " + decl + "\n", bodyText);
   }
 
   std::string argName(ValueId bodyInput) const {
@@ -486,7 +556,9 @@ class Emitter {
     return "?";
   }
 
-  std::string emitTile(const ir::Op& op) {
+  // Loads tile `op` into `dst` for loop iteration `iter`; `async` leaves
+  // cp.async copies in flight (the caller commits and waits).
+  std::string emitTile(const ir::Op& op, const std::string& dst, const std::string& iter, bool async) {
     ValueId v = op.results[0];
     const ValueInfo& vi = info(v);
     const Shape& full = shape(op.inputs[0]);
@@ -501,8 +573,10 @@ class Emitter {
         if (c[d] != "0") terms.push_back(c[d]);
         for (int g = 0; g < 3; ++g)
           if (op.imap[g] == static_cast<int>(d) && cfg_.grid[static_cast<size_t>(g)] > 1)
-            terms.push_back(fmt::format("{} * {}LL", gridIndex(g), full[d] / cfg_.grid[static_cast<size_t>(g)]));
-        if (op.fmap == static_cast<int>(d) && loops() > 1) terms.push_back(fmt::format("it * {}LL", t[d]));
+            terms.push_back(full[d] == cfg_.grid[static_cast<size_t>(g)]
+                                ? gridIndex(g)
+                                : fmt::format("{} * {}LL", gridIndex(g), full[d] / cfg_.grid[static_cast<size_t>(g)]));
+        if (op.fmap == static_cast<int>(d) && loops() > 1) terms.push_back(fmt::format("({}) * {}LL", iter, t[d]));
         gc.push_back(terms.empty() ? "0" : fmt::format("{}", fmt::join(terms, " + ")));
       }
       return gc;
@@ -520,28 +594,24 @@ class Emitter {
     };
     std::string src = fmt::format("    // {} = tile(arg {}), {} of {}\n", vi.var, argName(op.inputs[0]),
                                   ir::shapeToString(t), ir::shapeToString(full));
-    int elem = ir::dtypeBytes(dtype_);
-    int64_t vec = 16 / elem;
-    int64_t pitch = r >= 2 ? vi.strides[r - 2] : t.back();
-    bool vectorize = opt_.fastPaths && t.back() % vec == 0 && full.back() % vec == 0 &&
-                     (r < 2 || pitch % vec == 0);
-    if (vectorize) {
+    int64_t vec = 16 / ir::dtypeBytes(dtype_);
+    if (vectorizable(op)) {
       // 128-bit copies: each thread moves 16 bytes (cp.async on sm_80+).
       Shape vs = t;
       vs.back() /= vec;
       std::string decl;
       auto c = coords(vs, "i", "c", decl);
       c.back() = c.back() == "0" ? "0" : fmt::format("{} * {}", c.back(), vec);
-      std::string copy = fmt::format("mg_copy16(&{}[{}], &{}[{}]);", vi.var, offsetOf(vi, c),
+      std::string copy = fmt::format("mg_copy16(&{}[{}], &{}[{}]);", dst, offsetOf(vi, c),
                                      argName(op.inputs[0]), globalOffset(globalCoords(c)));
       src += elementLoop(vs, copy, decl);
-      src += "    mg_copy16_wait();\n";
+      if (!async) src += "    mg_copy16_wait();\n";
       fastPaths_.insert(opt_.smArch >= 80 ? "cp.async 16-byte loads" : "16-byte vector loads");
       return src;
     }
     std::string decl;
     auto c = coords(t, "i", "c", decl);
-    std::string copy = fmt::format("{}[{}] = {}[{}];", vi.var, offsetOf(vi, c), argName(op.inputs[0]),
+    std::string copy = fmt::format("{}[{}] = {}[{}];", dst, offsetOf(vi, c), argName(op.inputs[0]),
                                    globalOffset(globalCoords(c)));
     return src + elementLoop(t, copy, decl);
   }
@@ -665,7 +735,7 @@ class Emitter {
     fb.push_back("tn * 8");
     std::string t = elemType(dtype_);
     return fmt::format(
-        "        {}\n"
+        "{}"
         "        const int tm = ({} / {}) % {}, tn = {} % {};\n"
         "        const unsigned short* A = reinterpret_cast<const unsigned short*>({}) + {};\n"
         "        const unsigned short* B = reinterpret_cast<const unsigned short*>({}) + {};\n"
@@ -680,7 +750,7 @@ class Emitter {
         "          fb[1] = mg_pack2(B[(k0 + 2 * q + 8) * {pb} + g], B[(k0 + 2 * q + 9) * {pb} + g]);\n"
         "          mg_mma_m16n8k16_{}({frag}, fa, fb);\n"
         "        }}\n",
-        decl, tileIndex, tilesN, tilesM, tileIndex, tilesN, ai.var, offsetOf(ai, fa), bi.var,
+        decl.empty() ? "" : "        " + decl + "\n", tileIndex, tilesN, tilesM, tileIndex, tilesN, ai.var, offsetOf(ai, fa), bi.var,
         offsetOf(bi, fb), k, t == "__half" ? "f16" : "bf16", fmt::arg("pa", pa), fmt::arg("pb", pb),
         fmt::arg("frag", frag));
   }
@@ -694,7 +764,7 @@ class Emitter {
     Shape batchShape(so.begin(), so.end() - 2);
     std::string decl;
     auto batch = coords(batchShape, fmt::format("({} / {})", tileIndex, tilesM * tilesN), "b", decl);
-    std::string src = fmt::format("        {}\n", decl);
+    std::string src = decl.empty() ? "" : fmt::format("        {}\n", decl);
     for (int e = 0; e < 4; ++e) {
       std::vector<std::string> c = batch;
       c.push_back(fmt::format("tm * 16 + g{}", e >= 2 ? " + 8" : ""));
@@ -767,7 +837,8 @@ class Emitter {
       if (c[static_cast<size_t>(d)] != "0") parts.push_back(c[static_cast<size_t>(d)]);
       for (int g = 0; g < 3; ++g)
         if (op.omap[g] == d && cfg_.grid[static_cast<size_t>(g)] > 1)
-          parts.push_back(fmt::format("{} * {}LL", gridIndex(g), t[static_cast<size_t>(d)]));
+          parts.push_back(t[static_cast<size_t>(d)] == 1 ? gridIndex(g)
+                                                         : fmt::format("{} * {}LL", gridIndex(g), t[static_cast<size_t>(d)]));
       if (!parts.empty())
         terms.push_back(stride == 1 ? fmt::format("({})", fmt::join(parts, " + "))
                                     : fmt::format("({}) * {}LL", fmt::join(parts, " + "), stride));
@@ -785,7 +856,11 @@ class Emitter {
     if (st.kind == Stmt::Init) return emitAccumInit(op);
     if (st.kind == Stmt::Spill) return emitSpill(op);
     switch (op.kind) {
-      case OpKind::Tile: return emitTile(op);
+      case OpKind::Tile: {
+        const ValueInfo& vi = info(op.results[0]);
+        if (vi.hoisted || vi.doubleBuffered) return "";
+        return emitTile(op, vi.var, "it", false);
+      }
       case OpKind::Save: return emitSave(op);
       case OpKind::Accum: return emitAccumUpdate(op);
       case OpKind::Matmul: return info(op.results[0]).mma ? emitMatmulMma(op) : emitMatmulSimple(op);
@@ -811,19 +886,47 @@ class Emitter {
       const ValueInfo& vi = info_[v];
       if (vi.home != Home::Shared || vi.def < 0) continue;
       std::string ty = vi.f32 ? "float" : t;
-      src += fmt::format("  {0}* {1} = reinterpret_cast<{0}*>(mg_smem + {2});  // {3}, bytes [{2}, {4})\n", ty,
-                         vi.var, vi.offset, ir::shapeToString(body_.values[v].shape), vi.offset + vi.bytes);
+      src += fmt::format("  {0}* {1}{5} = reinterpret_cast<{0}*>(mg_smem + {2});  // {3}{6}, bytes [{2}, {4})\n", ty,
+                         vi.var, vi.offset, ir::shapeToString(body_.values[v].shape), vi.offset + vi.bytes,
+                         vi.doubleBuffered ? "_stages" : "", vi.doubleBuffered ? " x 2 stages" : "");
     }
     for (size_t v = 0; v < info_.size(); ++v)
       if (info_[v].registerAccum)
         src += fmt::format("  float {}[{}][4] = {{}};  // mma fragments of accum {}\n", racc(static_cast<ValueId>(v)),
                            info_[v].tilesPerWarp, info_[v].var);
     for (size_t p = 0; p < loopBegin_; ++p) src += emitStatement(stmts_[p]) + "    __syncthreads();\n";
+    // Prologue: loop-invariant tiles, and stage 0 of the double-buffered ones.
+    std::string prologue, prefetch, stagePointers;
+    for (const ir::Op& op : body_.ops) {
+      if (op.kind != OpKind::Tile) continue;
+      const ValueInfo& vi = info(op.results[0]);
+      if (vi.hoisted) prologue += emitTile(op, vi.var, "0", false);
+      if (!vi.doubleBuffered) continue;
+      prologue += emitTile(op, vi.var + "_stages", "0", true);
+      prefetch += emitTile(op, fmt::format("({}_stages + ((it + 1) & 1) * {})", vi.var, vi.stageElems), "it + 1", true);
+      stagePointers += fmt::format("    {0}* {1} = {1}_stages + (it & 1) * {2};\n", t, vi.var, vi.stageElems);
+    }
+    if (!prologue.empty()) {
+      src += "  // Before the loop: tiles every iteration sees, and the first stage of the others.\n  {\n";
+      src += prologue;
+      src += stagePointers.empty() ? "    __syncthreads();\n" : "    mg_cp_async_commit();\n";
+      src += "  }\n";
+    }
     if (loops() > 1)
       src += fmt::format("  for (int it = 0; it < {}; ++it) {{\n", loops());
     else
       src += "  {\n";
-    for (size_t p = loopBegin_; p < loopEnd_; ++p) src += emitStatement(stmts_[p]) + "    __syncthreads();\n";
+    if (!stagePointers.empty()) {
+      src += "    // Start loading the next iteration's tiles into the other stage, then wait\n"
+             "    // for this iteration's (all copy groups but the newest).\n";
+      src += fmt::format("    if (it + 1 < {}) {{\n", loops()) + prefetch + "    }\n";
+      src += "    mg_cp_async_commit();\n    mg_cp_async_wait_1();\n    __syncthreads();\n";
+      src += stagePointers;
+    }
+    for (size_t p = loopBegin_; p < loopEnd_; ++p) {
+      std::string st = emitStatement(stmts_[p]);
+      if (!st.empty()) src += st + "    __syncthreads();\n";
+    }
     src += "  }\n  {\n";
     for (size_t p = loopEnd_; p < stmts_.size(); ++p) {
       src += emitStatement(stmts_[p]);
