@@ -3,13 +3,16 @@
 // under the host shim on random inputs, and compares the outputs with the
 // reference interpreter's. Optionally compiles the file with nvcc.
 //
-//   codegen_check FILE.mg [--arch N] [--seed N] [--simple-only]
+//   codegen_check FILE.mg [--arch N] [--seed N] [--simple-only | --fast-only]
 //                 [--nvcc sm_XX ...] [--nvrtc sm_XX ...] [--expect-error TEXT]
 //                 [--emit FILE.cu]
 //                 [--expect-fast-path TEXT ...]
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -65,11 +68,16 @@ int compareOutputs(const ir::Graph& g, const std::vector<interp::Tensor>& got,
 }
 
 int compileWithNvcc(const std::string& source, const std::string& arch, const std::string& dir) {
-  std::string cu = dir + "/check_" + arch + ".cu";
+  static int counter = 0;
+  std::string cu = fmt::format("{}/mirage_check_{}_{}_{}.cu", dir, getpid(), counter++, arch);
   std::ofstream(cu) << source;
   std::string cmd = fmt::format("/usr/local/cuda/bin/nvcc -arch={} -c {} -o {}.o 2>&1", arch, cu, cu);
   int rc = std::system(cmd.c_str());
   if (rc != 0) std::cerr << "nvcc -arch=" << arch << " failed on " << cu << "\n";
+  else {
+    std::remove(cu.c_str());
+    std::remove((cu + ".o").c_str());
+  }
   return rc;
 }
 
@@ -116,7 +124,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> nvccArchs, nvrtcArchs, expectFast;
   int arch = 90;
   uint64_t seed = 1;
-  bool simpleOnly = false;
+  bool simpleOnly = false, fastOnly = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -129,6 +137,7 @@ int main(int argc, char** argv) {
     if (a == "--arch") arch = std::stoi(next());
     else if (a == "--seed") seed = std::stoull(next());
     else if (a == "--simple-only") simpleOnly = true;
+    else if (a == "--fast-only") fastOnly = true;
     else if (a == "--nvcc") nvccArchs.push_back(next());
     else if (a == "--nvrtc") nvrtcArchs.push_back(next());
     else if (a == "--expect-error") expectError = next();
@@ -150,7 +159,7 @@ int main(int argc, char** argv) {
 
   int failures = 0;
   for (bool fast : {true, false}) {
-    if (fast && simpleOnly) continue;
+    if ((fast && simpleOnly) || (!fast && fastOnly)) continue;
     codegen::Options opt;
     opt.smArch = arch;
     opt.sourceName = path;
@@ -180,7 +189,7 @@ int main(int argc, char** argv) {
           ++failures;
         }
       }
-    failures += checkWithBackend(res.source, fast ? nvrtcArchs : std::vector<std::string>{}, label);
+    failures += checkWithBackend(res.source, nvrtcArchs, label);
     std::string error;
     auto module = codegen::HostModule::build(res.source, error);
     if (!module) {
@@ -195,7 +204,7 @@ int main(int argc, char** argv) {
     int bad = compareOutputs(*program, got, want, label);
     if (bad) std::cerr << label << ": " << bad << " elements differ\n";
     failures += bad;
-    if (fast && !nvccArchs.empty()) {
+    if (!nvccArchs.empty()) {
       std::string dir = std::filesystem::temp_directory_path().string();
       for (const std::string& a : nvccArchs) failures += compileWithNvcc(res.source, a, dir) != 0;
     }
