@@ -1,0 +1,98 @@
+// The search component owns the superoptimizer proper: from a program of
+// pre-defined operators it enumerates μGraphs (sequences of custom kernels
+// whose block-level bodies tile the program's tensors over a grid and a
+// for-loop), prunes every partial graph whose new tensor cannot be part of an
+// output under the algebraic axioms of abstract expressions (search/expr.h),
+// instantiates each complete template with the grid and for-loop extents its
+// cost ranks best within the shared-memory budget, and hands every complete
+// candidate to the verifier; only verified candidates leave the search.
+// docs/search.md describes the space, the canonical order, the pruning and
+// what optimality the axioms imply.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "mirage/ir/graph.h"
+
+namespace mirage::verify {
+class Verifier;
+}
+
+namespace mirage::search {
+
+// Bounds of the space. They are part of the result cache's key.
+struct Limits {
+  int maxKernels = 3;             // custom kernels per μGraph
+  int maxBlockOps = 16;           // operators per kernel body (tiles, accums and saves excluded)
+  int maxGridDims = 3;
+  int64_t smemBytesPerBlock = 96 * 1024;  // shared-memory budget of one block's for-loop working set
+  int maxCandidatesPerTemplate = 1;       // extent choices verified per body
+};
+
+struct Options {
+  Limits limits;
+  double timeLimitSeconds = 0;  // 0 = none; the caller's deadline for the whole search
+  int jobs = 1;
+  uint64_t seed = 0;
+  // Ranks an instantiated candidate (smaller is better); the driver passes the
+  // backend's cost model. When empty, search::estimateCostUs is used.
+  std::function<double(const ir::Graph&)> cost;
+  // Called (from any thread, serialized) for each verified candidate.
+  std::function<void(const struct Candidate&)> onCandidate;
+  // Called about once a second with the statistics so far.
+  std::function<void(const struct Stats&)> onProgress;
+  const std::atomic<bool>* cancel = nullptr;  // set by the caller to stop early
+};
+
+struct Stats {
+  int64_t states = 0;         // partial graphs explored
+  int64_t pruned = 0;         // extensions rejected by the abstract-expression test
+  int64_t duplicates = 0;     // extensions rejected by the canonical order or the seen-set
+  int64_t templates = 0;      // complete bodies found
+  int64_t instantiated = 0;   // templates with legal extents within the shared-memory budget
+  int64_t noExtents = 0;      // templates without legal extents
+  int64_t dominated = 0;      // not verified: a verified candidate is as fast with as few launches
+  int64_t unverified = 0;     // still waiting for the verifier when the search stopped
+  int64_t prechecked = 0;     // candidates that reached the verifier
+  int64_t precheckFailed = 0;
+  int64_t checkFailed = 0;
+  int64_t verified = 0;
+  double seconds = 0;
+  double secondsToFirst = -1;
+  double secondsToBest = -1;
+  double bestCost = -1;
+  bool timedOut = false;
+  bool exhausted = false;     // the whole bounded space was explored
+  std::string firstRejection; // the verifier's message for the first candidate it rejected
+};
+
+struct Candidate {
+  int id = 0;            // order of discovery in a deterministic run
+  ir::Graph graph;       // verified μGraph (program names kept)
+  int kernels = 0;       // kernel launches
+  double cost = 0;       // from Options::cost
+  double errorBound = 1; // the verifier's bound
+  double foundAtSeconds = 0;
+  std::string origin;    // "input" or a short description of the template
+};
+
+struct Result {
+  std::vector<Candidate> candidates;  // every verified candidate, in deterministic order
+  int best = -1;                      // index into candidates
+  Stats stats;
+};
+
+// Runs the search on `program` (already checked). The input program itself
+// is always candidate 0 (lowered one kernel per operator).
+Result runSearch(const ir::Graph& program, const verify::Verifier& verifier, const Options& options);
+
+// The built-in estimate used when no cost model is given: launches, bytes
+// moved through device memory (replicated tile loads counted per block) and
+// FLOPs, in microseconds on an H100-class GPU (docs/search.md).
+double estimateCostUs(const ir::Graph& program);
+
+}  // namespace mirage::search

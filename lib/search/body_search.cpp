@@ -1,0 +1,805 @@
+// The enumerator: kernel configurations and block-level bodies, extended in
+// canonical order while every new tile's abstract expression stays a
+// subexpression of an output (docs/search.md, "The space" and "Pruning").
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+#include "space.h"
+
+namespace mirage::search {
+namespace {
+
+uint64_t mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+struct Config {
+  std::vector<GridAxis> grid;
+  std::vector<int64_t> parts;  // representative blocks per axis
+  Label loop = kUnit;
+  int64_t forloop = 1;         // representative
+};
+
+struct BVal {
+  ir::Shape shape;
+  Labels labels;
+  bool after = false;
+  bool hidden = false;  // the scaled half of a two-step fix; not an operand
+  ExprId expr = -1;
+  int uses = 0;
+  uint64_t sig = 0;
+};
+
+bool isUnaryKind(ir::OpKind k) { return ir::isElementwiseUnary(k); }
+
+int64_t classExtent(const Context& ctx, Label l) {
+  return ctx.labels->extent.at(static_cast<size_t>(l));
+}
+
+// Representative blocks of a partial label: the split axis's blocks.
+int64_t partialExtent(const Context& ctx, const Plan& plan, Label p) {
+  auto [k, a] = plan.partialAxis.at(static_cast<size_t>(p));
+  return representativeParts(classExtent(ctx, plan.kernels[static_cast<size_t>(k)].grid[static_cast<size_t>(a)].label));
+}
+
+std::vector<Config> enumerateConfigs(const Context& ctx, const Plan& plan, bool final) {
+  const ProgramLabels& pl = *ctx.labels;
+  // Labels that occur in the tensors a kernel can read.
+  std::set<Label> present, partials;
+  for (const Tensor& t : plan.tensors)
+    for (Label l : t.labels) {
+      if (partialOf(l))
+        partials.insert(partialOf(l));
+      else if (l != kUnit)
+        present.insert(l);
+    }
+  // Grid candidates: labels of every output (a final kernel writes each
+  // output block by block), or of any output for an intermediate kernel.
+  std::vector<Label> parallel;
+  for (Label c = 1; c <= pl.numClasses; ++c) {
+    if (!pl.inOutput[static_cast<size_t>(c)] || !present.count(c)) continue;
+    bool inAll = true;
+    for (ir::ValueId o : ctx.program->outputs) {
+      const Labels& ol = pl.ofValue[static_cast<size_t>(o)];
+      inAll = inAll && std::find(ol.begin(), ol.end(), c) != ol.end();
+    }
+    if (!final || inAll) parallel.push_back(c);
+  }
+  std::vector<Label> reductions;  // present labels that no output keeps
+  for (Label c : present)
+    if (!pl.inOutput[static_cast<size_t>(c)]) reductions.push_back(c);
+  std::stable_sort(reductions.begin(), reductions.end(),
+                   [&](Label a, Label b) { return classExtent(ctx, a) > classExtent(ctx, b); });
+  std::vector<Label> loops(reductions.begin(), reductions.end());
+  for (Label p : partials) loops.push_back(p | (1 << 30));  // marked as partial
+  if (!final)
+    for (Label c : parallel) loops.push_back(c);
+  loops.push_back(kUnit);
+
+  int maxDims = ctx.limits->maxGridDims;
+  size_t n = parallel.size();
+  std::vector<uint32_t> masks;
+  for (uint32_t m = 0; m < (1u << n); ++m)
+    if (std::popcount(m) <= maxDims) masks.push_back(m);
+  std::stable_sort(masks.begin(), masks.end(),
+                   [](uint32_t a, uint32_t b) { return std::popcount(a) > std::popcount(b); });
+
+  std::vector<Config> out;
+  for (Label loopTag : loops) {
+    bool loopIsPartial = loopTag & (1 << 30);
+    Label loop = loopTag & ~(1 << 30);
+    for (uint32_t m : masks) {
+      std::vector<Label> splits = {kUnit};
+      if (!final)
+        for (Label r : reductions) splits.push_back(r);
+      for (Label split : splits) {
+        Config c;
+        for (size_t i = 0; i < n; ++i)
+          if (m & (1u << i)) {
+            c.grid.push_back({parallel[i], false});
+            c.parts.push_back(representativeParts(classExtent(ctx, parallel[i])));
+          }
+        if (split != kUnit) {
+          if (static_cast<int>(c.grid.size()) >= maxDims) continue;
+          c.grid.push_back({split, true});
+          c.parts.push_back(representativeParts(classExtent(ctx, split)));
+        }
+        if (loop != kUnit) {
+          if (loopIsPartial) {
+            c.loop = composite(0, loop);  // marks a loop over the blocks of a partial label
+            c.forloop = partialExtent(ctx, plan, loop);
+          } else {
+            int64_t e = classExtent(ctx, loop);
+            for (size_t a = 0; a < c.grid.size(); ++a)
+              if (c.grid[a].label == loop) e /= c.parts[a];
+            if (e < 2) continue;
+            c.loop = loop;
+            c.forloop = representativeParts(e);
+          }
+        }
+        out.push_back(std::move(c));
+      }
+    }
+  }
+  return out;
+}
+
+class BodySearch {
+ public:
+  BodySearch(Context& ctx, Plan& plan, const Config& cfg, bool final, int kernelsLeft, int depth)
+      : ctx_(ctx), plan_(plan), cfg_(cfg), final_(final), kernelsLeft_(kernelsLeft), depth_(depth) {
+    tiled_.assign(plan.tensors.size(), -1);
+    // Moves hold references into vals_ across the recursion: never reallocate.
+    size_t most = plan.tensors.size() + 2 * static_cast<size_t>(depth) + 8;
+    vals_.reserve(most);
+    ops_.reserve(most);
+  }
+
+  void run() { dfs(depth_); }
+
+ private:
+  Context& ctx_;
+  Plan& plan_;
+  const Config& cfg_;
+  bool final_;
+  int kernelsLeft_;
+  int depth_;
+  std::vector<BVal> vals_;
+  std::vector<BodyOp> ops_;
+  std::vector<int> tiled_;  // per tensor: its tile's value, or -1
+  uint64_t stateHash_ = 0;
+  std::unordered_map<uint64_t, int> seen_;  // state -> the most depth left it was explored with
+
+  bool loopIsPartial() const { return cfg_.loop != kUnit && partialOf(cfg_.loop) != 0; }
+  Label loopPartial() const { return partialOf(cfg_.loop); }
+
+  uint64_t signature(const BVal& v) const {
+    uint64_t h = mix(static_cast<uint64_t>(v.expr) * 2 + (v.after ? 1 : 0));
+    for (size_t d = 0; d < v.labels.size(); ++d)
+      h = mix(h ^ (static_cast<uint64_t>(v.labels[d]) << 20) ^ static_cast<uint64_t>(v.shape[d]));
+    return h;
+  }
+
+  // ---- shapes, labels and expressions of candidate operators ----
+
+  bool makeTile(int t, BodyOp& op, BVal& v) const {
+    const Tensor& ten = plan_.tensors[static_cast<size_t>(t)];
+    v.shape = ten.shape;
+    v.labels = ten.labels;
+    v.expr = ten.expr;
+    op.kind = ir::OpKind::Tile;
+    op.arg = t;
+    for (size_t a = 0; a < cfg_.grid.size(); ++a) {
+      for (size_t d = 0; d < ten.labels.size(); ++d)
+        if (ten.labels[d] == cfg_.grid[a].label) {
+          if (v.shape[d] % cfg_.parts[a] != 0) return false;
+          op.imap[a] = static_cast<int>(d);
+          v.shape[d] /= cfg_.parts[a];
+          break;
+        }
+    }
+    if (cfg_.loop != kUnit) {
+      for (size_t d = 0; d < ten.labels.size(); ++d) {
+        Label l = ten.labels[d];
+        bool match = loopIsPartial() ? partialOf(l) == loopPartial() : l == cfg_.loop;
+        if (!match) continue;
+        if (v.shape[d] % cfg_.forloop != 0) return false;
+        op.fmap = static_cast<int>(d);
+        v.shape[d] /= cfg_.forloop;
+        if (loopIsPartial()) v.labels[d] = innerOf(l);
+        break;
+      }
+    }
+    return true;
+  }
+
+  static bool broadcast(const BVal& a, const BVal& b, BVal& out) {
+    size_t n = std::max(a.shape.size(), b.shape.size());
+    out.shape.assign(n, 1);
+    out.labels.assign(n, kUnit);
+    for (size_t i = 0; i < n; ++i) {
+      bool ha = i < a.shape.size(), hb = i < b.shape.size();
+      size_t ia = ha ? a.shape.size() - 1 - i : 0, ib = hb ? b.shape.size() - 1 - i : 0;
+      int64_t ea = ha ? a.shape[ia] : 1, eb = hb ? b.shape[ib] : 1;
+      Label la = ha ? a.labels[ia] : kUnit, lb = hb ? b.labels[ib] : kUnit;
+      if (ea != eb && ea != 1 && eb != 1) return false;
+      if (la != lb && la != kUnit && lb != kUnit) return false;
+      out.shape[n - 1 - i] = std::max(ea, eb);
+      out.labels[n - 1 - i] = la != kUnit ? la : lb;
+    }
+    return true;
+  }
+
+  // Fills v for op (not a tile); false when the operator is illegal here.
+  bool makeValue(const BodyOp& op, BVal& v) {
+    ExprTable& ex = ctx_.exprs;
+    const BVal& a = vals_[static_cast<size_t>(op.in0)];
+    v.after = a.after;
+    if (op.kind == ir::OpKind::Accum) {
+      v.shape = a.shape;
+      v.labels = a.labels;
+      v.after = true;
+      v.expr = ex.sum(a.expr, cfg_.forloop);
+      return true;
+    }
+    if (isUnaryKind(op.kind)) {
+      v.shape = a.shape;
+      v.labels = a.labels;
+      switch (op.kind) {
+        case ir::OpKind::Exp: v.expr = ex.exp(a.expr); break;
+        case ir::OpKind::Square: v.expr = ex.mul(a.expr, a.expr); break;
+        case ir::OpKind::Rsqrt: v.expr = ex.div(ex.constant(Rational(1)), ex.func(ir::OpKind::Sqrt, a.expr)); break;
+        default: v.expr = ex.func(op.kind, a.expr); break;
+      }
+      return true;
+    }
+    if (op.kind == ir::OpKind::ReduceSum || op.kind == ir::OpKind::ReduceMax) {
+      v.shape = a.shape;
+      v.labels = a.labels;
+      size_t d = static_cast<size_t>(op.dim);
+      int64_t n = a.shape[d];
+      if (op.reduceToInner >= 0) {
+        int64_t inner = classExtent(ctx_, op.reduceToInner);
+        v.shape[d] = inner;
+        v.labels[d] = op.reduceToInner;
+        v.expr = ex.sum(a.expr, n / inner);
+      } else {
+        v.shape[d] = 1;
+        v.labels[d] = kUnit;
+        v.expr = op.kind == ir::OpKind::ReduceSum ? ex.sum(a.expr, n) : ex.max(a.expr, n);
+      }
+      return true;
+    }
+    if (op.hasScalar) {
+      v.shape = a.shape;
+      v.labels = a.labels;
+      v.expr = op.kind == ir::OpKind::Mul ? ex.scale(a.expr, op.scalar)
+                                          : ex.add(a.expr, ex.constant(op.scalar));
+      return true;
+    }
+    const BVal& b = vals_[static_cast<size_t>(op.in1)];
+    if (a.after != b.after) return false;
+    if (op.kind == ir::OpKind::Matmul) {
+      size_t ra = a.shape.size(), rb = b.shape.size();
+      if (ra < 2 || rb < 2 || ra != rb) return false;
+      Label k = a.labels[ra - 1];
+      if (k == kUnit || k != b.labels[rb - 2] || a.shape[ra - 1] != b.shape[rb - 2]) return false;
+      BVal batchA, batchB;
+      batchA.shape.assign(a.shape.begin(), a.shape.end() - 2);
+      batchA.labels.assign(a.labels.begin(), a.labels.end() - 2);
+      batchB.shape.assign(b.shape.begin(), b.shape.end() - 2);
+      batchB.labels.assign(b.labels.begin(), b.labels.end() - 2);
+      if (!broadcast(batchA, batchB, v)) return false;
+      v.shape.push_back(a.shape[ra - 2]);
+      v.labels.push_back(a.labels[ra - 2]);
+      v.shape.push_back(b.shape[rb - 1]);
+      v.labels.push_back(b.labels[rb - 1]);
+      v.expr = ex.sum(ex.mul(a.expr, b.expr), a.shape[ra - 1]);
+      return true;
+    }
+    if (!broadcast(a, b, v)) return false;
+    switch (op.kind) {
+      case ir::OpKind::Add: v.expr = ex.add(a.expr, b.expr); break;
+      case ir::OpKind::Sub: v.expr = ex.sub(a.expr, b.expr); break;
+      case ir::OpKind::Mul: v.expr = ex.mul(a.expr, b.expr); break;
+      case ir::OpKind::Div: v.expr = ex.div(a.expr, b.expr); break;
+      default: return false;
+    }
+    // An operator that only rescales an operand (add(x, x), x/x·x) adds nothing.
+    if (ex.equalUpToScale(v.expr, a.expr) || ex.equalUpToScale(v.expr, b.expr) || ex.isConstant(v.expr))
+      return false;
+    return true;
+  }
+
+  // ---- canonical order ----
+
+  static auto key(const BodyOp& op) {
+    return std::make_tuple(static_cast<int>(op.kind), op.arg, op.in0, op.in1, op.dim, op.reduceToInner,
+                           op.scalar.num, op.scalar.den);
+  }
+
+  bool canonical(const BodyOp& op) const {
+    if (ops_.empty()) return true;
+    int last = static_cast<int>(ops_.size()) - 1;
+    if (op.in0 == last || op.in1 == last) return true;
+    return key(op) > key(ops_.back());
+  }
+
+  bool duplicateValue(const BVal& v) const {
+    for (const BVal& w : vals_)
+      if (w.sig == v.sig && w.expr == v.expr && w.after == v.after && w.labels == v.labels &&
+          w.shape == v.shape)
+        return true;
+    return false;
+  }
+
+  void push(const BodyOp& op, BVal v) {
+    v.sig = signature(v);
+    if (op.in0 >= 0) ++vals_[static_cast<size_t>(op.in0)].uses;
+    if (op.in1 >= 0) ++vals_[static_cast<size_t>(op.in1)].uses;
+    if (op.kind == ir::OpKind::Tile) tiled_[static_cast<size_t>(op.arg)] = static_cast<int>(vals_.size());
+    stateHash_ += mix(v.sig);
+    ops_.push_back(op);
+    vals_.push_back(std::move(v));
+  }
+
+  void pop() {
+    const BodyOp& op = ops_.back();
+    if (op.in0 >= 0) --vals_[static_cast<size_t>(op.in0)].uses;
+    if (op.in1 >= 0) --vals_[static_cast<size_t>(op.in1)].uses;
+    if (op.kind == ir::OpKind::Tile) tiled_[static_cast<size_t>(op.arg)] = -1;
+    stateHash_ -= mix(vals_.back().sig);
+    ops_.pop_back();
+    vals_.pop_back();
+  }
+
+  // Tries one extension; `second` (optional) is applied on top of the first
+  // as one move (a scale followed by a shift).
+  void tryMove(BodyOp op, int depthLeft, const BodyOp* second = nullptr) {
+    BVal v;
+    if (op.kind == ir::OpKind::Tile) {
+      if (!makeTile(op.arg, op, v)) return;
+    } else if (!makeValue(op, v)) {
+      return;
+    }
+    if (!second && ctx_.prune(v.expr)) {
+      ++ctx_.stats.pruned;
+      return;
+    }
+    if (!canonical(op) || (!second && duplicateValue(v))) {
+      ++ctx_.stats.duplicates;
+      return;
+    }
+    int cost = op.kind == ir::OpKind::Tile ? 0 : 1;
+    if (second) v.hidden = true;
+    push(op, std::move(v));
+    if (second) {
+      BodyOp op2 = *second;
+      op2.in0 = static_cast<int>(ops_.size()) - 1;
+      BVal v2;
+      makeValue(op2, v2);
+      if (ctx_.prune(v2.expr) || duplicateValue(v2)) {
+        ++ctx_.stats.pruned;
+        pop();
+        return;
+      }
+      push(op2, std::move(v2));
+      cost = 2;
+    }
+    auto [it, inserted] = seen_.emplace(stateHash_, depthLeft - cost);
+    if (inserted || it->second < depthLeft - cost) {
+      it->second = depthLeft - cost;
+      dfs(depthLeft - cost);
+    } else {
+      ++ctx_.stats.duplicates;
+    }
+    pop();
+    if (second) pop();
+  }
+
+  void dfs(int depthLeft) {
+    if (ctx_.stopped()) return;
+    ++ctx_.stats.states;
+    if (final_) {
+      if (tryComplete()) return;
+    } else {
+      tryClose();
+    }
+    if (depthLeft <= 0) return;
+    int n = static_cast<int>(vals_.size());
+    // Tiles of the tensors not yet in the kernel.
+    for (size_t t = 0; t < plan_.tensors.size(); ++t)
+      if (tiled_[t] < 0) {
+        BodyOp op;
+        op.kind = ir::OpKind::Tile;
+        op.arg = static_cast<int>(t);
+        tryMove(op, depthLeft);
+      }
+    for (int i = 0; i < n; ++i) {
+      const BVal& a = vals_[static_cast<size_t>(i)];
+      if (a.hidden) continue;
+      // Element-wise unary operators of the program.
+      for (ir::OpKind k : ctx_.kinds)
+        if (isUnaryKind(k)) {
+          BodyOp op;
+          op.kind = k;
+          op.in0 = i;
+          tryMove(op, depthLeft);
+        }
+      // Reductions.
+      for (size_t d = 0; d < a.labels.size(); ++d) {
+        Label l = a.labels[d];
+        if (l == kUnit || a.shape[d] == 1) continue;
+        BodyOp op;
+        op.kind = ir::OpKind::ReduceSum;
+        op.in0 = i;
+        op.dim = static_cast<int>(d);
+        if (partialOf(l) && innerOf(l) != kUnit) {
+          BodyOp inner = op;
+          inner.reduceToInner = innerOf(l);
+          tryMove(inner, depthLeft);
+        }
+        tryMove(op, depthLeft);
+        if (ctx_.kinds.count(ir::OpKind::ReduceMax) && !partialOf(l)) {
+          op.kind = ir::OpKind::ReduceMax;
+          tryMove(op, depthLeft);
+        }
+      }
+      // Accumulation over the for-loop of a value that no longer runs over
+      // the loop's index.
+      if (cfg_.loop != kUnit && !a.after &&
+          std::find(a.labels.begin(), a.labels.end(), cfg_.loop) == a.labels.end()) {
+        BodyOp op;
+        op.kind = ir::OpKind::Accum;
+        op.in0 = i;
+        tryMove(op, depthLeft);
+      }
+      // Scaling and shifting to an exact argument of a function in the target.
+      if (depthLeft >= 1) tryFixes(i, depthLeft);
+      // Binary operators.
+      for (int j = 0; j < n; ++j) {
+        const BVal& b = vals_[static_cast<size_t>(j)];
+        if (b.hidden || a.after != b.after) continue;
+        for (ir::OpKind k : ctx_.kinds) {
+          bool commutative = k == ir::OpKind::Add || k == ir::OpKind::Mul;
+          bool binary = ir::isElementwiseBinary(k) || k == ir::OpKind::Matmul;
+          if (!binary || (commutative && j < i) || (!commutative && i == j)) continue;
+          BodyOp op;
+          op.kind = k;
+          op.in0 = i;
+          op.in1 = j;
+          tryMove(op, depthLeft);
+        }
+      }
+    }
+  }
+
+  void tryFixes(int i, int depthLeft) {
+    const BVal& a = vals_[static_cast<size_t>(i)];
+    ExprTable& ex = ctx_.exprs;
+    for (ExprId p : ctx_.fixArgs) {
+      if (p == a.expr) continue;
+      auto [rest, shift] = ex.splitConstant(p);
+      Rational ratio;
+      if (ex.isConstant(rest) || !ex.equalUpToScale(rest, a.expr, &ratio)) continue;
+      BodyOp scaleOp, shiftOp;
+      scaleOp.kind = ir::OpKind::Mul;
+      scaleOp.hasScalar = true;
+      scaleOp.scalar = ratio;
+      scaleOp.in0 = i;
+      shiftOp.kind = ir::OpKind::Add;
+      shiftOp.hasScalar = true;
+      shiftOp.scalar = shift;
+      bool needScale = ratio != Rational(1), needShift = !shift.isZero();
+      if (needScale && needShift) {
+        if (depthLeft >= 2) tryMove(scaleOp, depthLeft, &shiftOp);
+      } else if (needScale) {
+        tryMoveExact(scaleOp, depthLeft);
+      } else if (needShift) {
+        shiftOp.in0 = i;
+        tryMoveExact(shiftOp, depthLeft);
+      }
+    }
+  }
+
+  // A fix whose result is scale-equal to its operand: skips the
+  // duplicate-up-to-scale rule but still requires a new exact value.
+  void tryMoveExact(const BodyOp& op, int depthLeft) {
+    BVal v;
+    makeValue(op, v);
+    if (ctx_.prune(v.expr) || duplicateValue(v) || !canonical(op)) return;
+    push(op, std::move(v));
+    auto [it, inserted] = seen_.emplace(stateHash_, depthLeft - 1);
+    if (inserted || it->second < depthLeft - 1) {
+      it->second = depthLeft - 1;
+      dfs(depthLeft - 1);
+    }
+    pop();
+  }
+
+  // ---- saving results ----
+
+  struct SaveInfo {
+    ir::Shape shape;
+    Labels labels;
+    ir::DimMap omap = ir::kEmptyMap;
+  };
+
+  bool saveInfo(int value, SaveInfo& s, Label* newPartial) const {
+    const BVal& v = vals_[static_cast<size_t>(value)];
+    s.shape = v.shape;
+    s.labels = v.labels;
+    std::vector<char> used(v.shape.size(), 0);
+    for (size_t a = 0; a < cfg_.grid.size(); ++a) {
+      Label c = cfg_.grid[a].label;
+      int dim = -1;
+      for (size_t d = 0; d < v.labels.size(); ++d)
+        if (v.labels[d] == c) dim = static_cast<int>(d);
+      if (dim < 0 && cfg_.grid[a].split) {
+        // Partial results of the blocks along this axis side by side in the
+        // innermost dim nothing else writes.
+        for (int d = static_cast<int>(v.labels.size()) - 1; d >= 0; --d)
+          if (!used[static_cast<size_t>(d)] && !partialOf(v.labels[static_cast<size_t>(d)])) {
+            bool mappedLater = false;
+            for (size_t b = a + 1; b < cfg_.grid.size(); ++b)
+              for (size_t e = 0; e < v.labels.size(); ++e)
+                if (static_cast<int>(e) == d && v.labels[e] == cfg_.grid[b].label) mappedLater = true;
+            if (mappedLater) continue;
+            dim = d;
+            break;
+          }
+        if (dim < 0) return false;
+        s.labels[static_cast<size_t>(dim)] = composite(v.labels[static_cast<size_t>(dim)], *newPartial);
+      }
+      if (dim < 0 || used[static_cast<size_t>(dim)]) return false;
+      used[static_cast<size_t>(dim)] = 1;
+      s.omap[a] = dim;
+      s.shape[static_cast<size_t>(dim)] *= cfg_.parts[a];
+    }
+    return true;
+  }
+
+  // Keeps the ops that `roots` depend on, renumbered; tile args become
+  // kernel argument indices.
+  KernelTemplate buildTemplate(const std::vector<int>& roots, std::vector<int>* valueMap) const {
+    std::vector<char> live(ops_.size(), 0);
+    for (int r : roots) live[static_cast<size_t>(r)] = 1;
+    for (int i = static_cast<int>(ops_.size()) - 1; i >= 0; --i) {
+      if (!live[static_cast<size_t>(i)]) continue;
+      const BodyOp& op = ops_[static_cast<size_t>(i)];
+      if (op.in0 >= 0) live[static_cast<size_t>(op.in0)] = 1;
+      if (op.in1 >= 0) live[static_cast<size_t>(op.in1)] = 1;
+    }
+    KernelTemplate k;
+    k.grid = cfg_.grid;
+    k.loop = cfg_.loop;
+    valueMap->assign(ops_.size(), -1);
+    for (size_t i = 0; i < ops_.size(); ++i) {
+      if (!live[i]) continue;
+      BodyOp op = ops_[i];
+      if (op.in0 >= 0) op.in0 = (*valueMap)[static_cast<size_t>(op.in0)];
+      if (op.in1 >= 0) op.in1 = (*valueMap)[static_cast<size_t>(op.in1)];
+      if (op.kind == ir::OpKind::Tile) {
+        k.args.push_back(op.arg);
+        op.arg = static_cast<int>(k.args.size()) - 1;
+      }
+      (*valueMap)[i] = static_cast<int>(k.ops.size());
+      k.ops.push_back(op);
+    }
+    return k;
+  }
+
+  // Final kernel: does the body compute every output? Emits the plan.
+  bool tryComplete() {
+    const ir::Graph& g = *ctx_.program;
+    bool needAccum = cfg_.loop == kUnit;
+    std::vector<int> chosen;
+    std::vector<Rational> ratios;
+    std::vector<SaveInfo> infos;
+    for (size_t o = 0; o < g.outputs.size(); ++o) {
+      ir::ValueId ov = g.outputs[o];
+      const ir::Shape& oshape = g.value(ov).shape;
+      const Labels& olabels = ctx_.labels->ofValue[static_cast<size_t>(ov)];
+      int found = -1;
+      for (int i = static_cast<int>(vals_.size()) - 1; i >= 0 && found < 0; --i) {
+        const BVal& v = vals_[static_cast<size_t>(i)];
+        if (v.hidden || v.after == needAccum) continue;
+        Rational r;
+        if (!ctx_.exprs.equalUpToScale(v.expr, ctx_.targets[o], &r)) continue;
+        SaveInfo s;
+        Label none = 0;
+        if (!saveInfo(i, s, &none) || s.shape != oshape || s.labels != olabels) continue;
+        found = i;
+        ratios.push_back(Rational(1) / r);
+        infos.push_back(s);
+      }
+      if (found < 0) return false;
+      chosen.push_back(found);
+    }
+    std::vector<int> valueMap;
+    KernelTemplate k = buildTemplate(chosen, &valueMap);
+    for (size_t o = 0; o < chosen.size(); ++o) {
+      int v = valueMap[static_cast<size_t>(chosen[o])];
+      if (ratios[o] != Rational(1)) {
+        BodyOp s;
+        s.kind = ir::OpKind::Mul;
+        s.hasScalar = true;
+        s.scalar = ratios[o];
+        s.in0 = v;
+        k.ops.push_back(s);
+        v = static_cast<int>(k.ops.size()) - 1;
+      }
+      if (needAccum) {
+        BodyOp acc;
+        acc.kind = ir::OpKind::Accum;
+        acc.in0 = v;
+        k.ops.push_back(acc);
+        v = static_cast<int>(k.ops.size()) - 1;
+      }
+      k.saved.push_back(v);
+      k.savedOmap.push_back(infos[o].omap);
+    }
+    // Every result of an earlier kernel must be read by a later one.
+    std::vector<char> read(plan_.tensors.size(), 0);
+    for (const KernelTemplate& prev : plan_.kernels)
+      for (int t : prev.args) read[static_cast<size_t>(t)] = 1;
+    for (int t : k.args) read[static_cast<size_t>(t)] = 1;
+    for (size_t t = 0; t < plan_.tensors.size(); ++t)
+      if (plan_.tensors[t].kernel >= 0 && !read[t]) return true;
+    Plan done = plan_;
+    for (size_t o = 0; o < chosen.size(); ++o) {
+      Tensor out;
+      out.shape = infos[o].shape;
+      out.labels = infos[o].labels;
+      out.expr = ctx_.targets[o];
+      out.kernel = static_cast<int>(done.kernels.size());
+      out.index = static_cast<int>(o);
+      done.outputs.push_back(static_cast<int>(done.tensors.size()));
+      done.tensors.push_back(out);
+    }
+    done.kernels.push_back(std::move(k));
+    ++ctx_.stats.templates;
+    ctx_.emit(done);
+    return true;
+  }
+
+  // Intermediate kernel: when the body is closed (no dead value; its
+  // after-loop sinks are new tensors that belong to an output), save the
+  // sinks and search the next kernel.
+  void tryClose() {
+    bool noLoop = cfg_.loop == kUnit;
+    std::vector<int> sinks;
+    for (size_t i = 0; i < vals_.size(); ++i) {
+      const BVal& v = vals_[i];
+      if (v.uses > 0) continue;
+      if (v.after == noLoop) return;  // a dead value: this body is a superset of a smaller one
+      if (ops_[i].kind == ir::OpKind::Tile) return;
+      sinks.push_back(static_cast<int>(i));
+    }
+    if (sinks.empty()) return;
+    Label partial = static_cast<Label>(plan_.partialAxis.size());
+    std::vector<SaveInfo> infos;
+    for (int s : sinks) {
+      const BVal& v = vals_[static_cast<size_t>(s)];
+      if (ctx_.exprs.isConstant(v.expr)) return;
+      for (const Tensor& t : plan_.tensors)
+        if (ctx_.exprs.equalUpToScale(v.expr, t.expr) && t.labels == v.labels) return;  // nothing new
+      SaveInfo info;
+      if (!saveInfo(s, info, &partial)) return;
+      infos.push_back(info);
+    }
+    std::vector<int> valueMap;
+    KernelTemplate k = buildTemplate(sinks, &valueMap);
+    for (int s : sinks) {
+      int v = valueMap[static_cast<size_t>(s)];
+      if (noLoop) {
+        BodyOp acc;
+        acc.kind = ir::OpKind::Accum;
+        acc.in0 = v;
+        k.ops.push_back(acc);
+        v = static_cast<int>(k.ops.size()) - 1;
+      }
+      k.saved.push_back(v);
+    }
+    for (const SaveInfo& info : infos) k.savedOmap.push_back(info.omap);
+
+    int kernelIndex = static_cast<int>(plan_.kernels.size());
+    size_t tensorsBefore = plan_.tensors.size();
+    bool usesPartial = false;
+    for (size_t s = 0; s < sinks.size(); ++s) {
+      Tensor t;
+      t.shape = infos[s].shape;
+      t.labels = infos[s].labels;
+      for (Label l : t.labels) usesPartial = usesPartial || partialOf(l) == partial;
+      // With a for-loop of one iteration the saved accum is the value itself.
+      t.expr = vals_[static_cast<size_t>(sinks[s])].expr;
+      t.kernel = kernelIndex;
+      t.index = static_cast<int>(s);
+      plan_.tensors.push_back(t);
+    }
+    if (usesPartial) {
+      int axis = -1;
+      for (size_t a = 0; a < cfg_.grid.size(); ++a)
+        if (cfg_.grid[a].split) axis = static_cast<int>(a);
+      plan_.partialAxis.push_back({kernelIndex, axis});
+    }
+    plan_.kernels.push_back(std::move(k));
+    searchKernels(ctx_, plan_, kernelsLeft_ - 1, depth_, -1);
+    plan_.kernels.pop_back();
+    if (usesPartial) plan_.partialAxis.pop_back();
+    plan_.tensors.resize(tensorsBefore);
+  }
+
+ public:
+  static void searchKernels(Context& ctx, Plan& plan, int kernelsLeft, int depth, int only);
+};
+
+void BodySearch::searchKernels(Context& ctx, Plan& plan, int kernelsLeft, int depth, int only) {
+  bool final = kernelsLeft == 1;
+  std::vector<Config> configs = enumerateConfigs(ctx, plan, final);
+  for (size_t i = 0; i < configs.size(); ++i) {
+    if (only >= 0 && static_cast<int>(i) != only) continue;
+    if (ctx.stopped()) return;
+    // Intermediate kernels must split a reduction across blocks or change
+    // the tiling: a kernel boundary is only worth a launch when the next
+    // kernel needs every block's results.
+    BodySearch body(ctx, plan, configs[i], final, kernelsLeft, depth);
+    body.run();
+  }
+}
+
+Plan initialPlan(const Context& ctx) {
+  Plan plan;
+  const ir::Graph& g = *ctx.program;
+  for (size_t i = 0; i < g.inputs.size(); ++i) {
+    Tensor t;
+    t.shape = g.value(g.inputs[i]).shape;
+    t.labels = ctx.labels->ofValue[static_cast<size_t>(g.inputs[i])];
+    t.kernel = -1;
+    t.index = static_cast<int>(i);
+    plan.tensors.push_back(t);
+  }
+  return plan;
+}
+
+}  // namespace
+
+bool Context::prune(ExprId e) {
+  for (ExprId t : targets)
+    if (exprs.isSubexpr(e, t)) return false;
+  return true;
+}
+
+void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& labels,
+                 const Limits& limits) {
+  ctx.program = &program;
+  ctx.labels = &labels;
+  ctx.limits = &limits;
+  std::vector<ExprId> e = programExprs(ctx.exprs, program);
+  ctx.targets.clear();
+  for (ir::ValueId o : program.outputs) ctx.targets.push_back(e[static_cast<size_t>(o)]);
+  std::set<ExprId> fix;
+  for (ExprId t : ctx.targets) {
+    for (ExprId a : ctx.exprs.atomArguments(t)) fix.insert(a);
+    // An exp(m)^c factor needs its argument scaled to c·m first.
+    std::vector<ExprId> stack = {t};
+    std::set<ExprId> visited;
+    while (!stack.empty()) {
+      ExprId x = stack.back();
+      stack.pop_back();
+      if (!visited.insert(x).second) continue;
+      for (const Monomial& m : ctx.exprs.poly(x).terms)
+        for (const Factor& f : m.factors) {
+          const Atom& at = ctx.exprs.atom(f.atom);
+          if (at.arg < 0) continue;
+          if (at.kind == AtomKind::Exp && f.exponent != Rational(1))
+            fix.insert(ctx.exprs.scale(at.arg, f.exponent));
+          stack.push_back(at.arg);
+        }
+    }
+  }
+  ctx.fixArgs.assign(fix.begin(), fix.end());
+  for (const ir::Op& op : program.ops)
+    if (op.kind != ir::OpKind::Input && op.kind != ir::OpKind::Const && op.kind != ir::OpKind::Kernel)
+      ctx.kinds.insert(op.kind == ir::OpKind::ReduceMean ? ir::OpKind::ReduceSum : op.kind);
+  // A transpose is free in a block (it only renames dims), and is not needed
+  // by the bodies this search builds.
+  ctx.kinds.erase(ir::OpKind::Transpose);
+}
+
+int countFirstConfigs(Context& ctx, int kernels) {
+  Plan plan = initialPlan(ctx);
+  return static_cast<int>(enumerateConfigs(ctx, plan, kernels == 1).size());
+}
+
+void searchPlans(Context& ctx, int kernels, int depth, int firstConfig) {
+  Plan plan = initialPlan(ctx);
+  for (size_t i = 0; i < plan.tensors.size(); ++i) plan.tensors[i].expr = ctx.exprs.input(static_cast<int>(i));
+  BodySearch::searchKernels(ctx, plan, kernels, depth, firstConfig);
+}
+
+}  // namespace mirage::search

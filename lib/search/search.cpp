@@ -1,0 +1,476 @@
+// The search driver: work items (kernels, body size, first kernel's
+// configuration) shared by worker threads in a fixed order, extents chosen
+// per template by cost within the shared-memory budget, every candidate
+// verified, results merged in a deterministic order.
+#include "mirage/search/search.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <set>
+#include <numeric>
+#include <thread>
+
+#include "mirage/ir/check.h"
+#include "mirage/ir/printer.h"
+#include "mirage/verify/verifier.h"
+#include "space.h"
+
+namespace mirage::search {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+std::vector<int64_t> divisorsOf(int64_t n, bool includeOne) {
+  std::vector<int64_t> out;
+  for (int64_t d = 1; d * d <= n; ++d)
+    if (n % d == 0) {
+      out.push_back(d);
+      if (d * d != n) out.push_back(n / d);
+    }
+  std::sort(out.begin(), out.end());
+  if (!includeOne) std::erase(out, 1);
+  // Keep the block counts a GPU kernel would use: powers of two, or those
+  // that leave a power-of-two tile.
+  auto pow2 = [](int64_t x) { return (x & (x - 1)) == 0; };
+  std::erase_if(out, [&](int64_t d) { return !pow2(d) && !pow2(n / d); });
+  return out;
+}
+
+// Bytes of one block's working set: every body value, accumulators in f32.
+int64_t smemBytes(const ir::Graph& g) {
+  int64_t most = 0;
+  for (const ir::Op& op : g.ops) {
+    if (op.kind != ir::OpKind::Kernel) continue;
+    int64_t bytes = 0;
+    for (const ir::Op& b : op.body->ops) {
+      if (b.kind == ir::OpKind::Input || b.kind == ir::OpKind::Const || b.kind == ir::OpKind::Save) continue;
+      bool after = ir::isAfterLoop(*op.body, b.results[0]);
+      bytes += ir::numElements(op.body->value(b.results[0]).shape) * (after ? 4 : ir::dtypeBytes(g.dtype));
+    }
+    most = std::max(most, bytes);
+  }
+  return most;
+}
+
+std::string planKey(const Plan& plan) {
+  std::string k;
+  for (const KernelTemplate& kt : plan.kernels) {
+    k += fmt::format("K{}:", kt.loop);
+    for (const GridAxis& a : kt.grid) k += fmt::format("{}{},", a.label, a.split ? "s" : "");
+    for (int a : kt.args) k += fmt::format("a{},", a);
+    for (const BodyOp& o : kt.ops)
+      k += fmt::format("({} {} {} {} {} {}/{} {} {}),", static_cast<int>(o.kind), o.in0, o.in1, o.dim,
+                       o.reduceToInner, o.scalar.num, o.scalar.den, o.arg, o.fmap);
+    for (size_t s = 0; s < kt.saved.size(); ++s)
+      k += fmt::format("s{}:{},{},{};", kt.saved[s], kt.savedOmap[s][0], kt.savedOmap[s][1], kt.savedOmap[s][2]);
+  }
+  return k;
+}
+
+std::string describe(const Plan& plan) {
+  std::string s;
+  for (const KernelTemplate& kt : plan.kernels) {
+    if (!s.empty()) s += " + ";
+    s += fmt::format("kernel({} ops, {} grid axes{}{})", kt.ops.size(), kt.grid.size(),
+                     kt.loop != kUnit ? ", for-loop" : "",
+                     std::any_of(kt.grid.begin(), kt.grid.end(), [](const GridAxis& a) { return a.split; })
+                         ? ", split reduction"
+                         : "");
+  }
+  return s;
+}
+
+struct Found {
+  int item = 0;  // work item that found it (smallest wins)
+  int seq = 0;   // order within that item
+  std::string planKey;
+  std::string text;
+  Candidate cand;
+};
+
+class Engine {
+ public:
+  Engine(const ir::Graph& program, const verify::Verifier& verifier, const Options& options)
+      : program_(program), verifier_(verifier), opt_(options), start_(Clock::now()) {
+    labels_ = analyzeLabels(program);
+    cost_ = opt_.cost ? opt_.cost : [](const ir::Graph& g) { return estimateCostUs(g); };
+  }
+
+  Result run() {
+    Result result;
+    // The input itself, lowered one kernel per operator, is always a candidate.
+    Candidate input;
+    input.graph = program_;
+    input.kernels = ir::countKernels(program_);
+    input.cost = cost_(program_);
+    input.errorBound = 0;
+    input.origin = "input";
+    publish(input);
+
+    // Work items in a fixed order: fewer kernels first, then smaller bodies.
+    {
+      Context probe;
+      initContext(probe, program_, labels_, opt_.limits);
+      for (int k = 1; k <= opt_.limits.maxKernels; ++k) {
+        int configs = countFirstConfigs(probe, k);
+        for (int depth = 1; depth <= opt_.limits.maxBlockOps; ++depth)
+          for (int c = 0; c < configs; ++c) items_.push_back({k, depth, c});
+      }
+    }
+    int jobs = std::max(1, opt_.jobs);
+    std::vector<std::thread> workers;
+    for (int j = 0; j < jobs; ++j) workers.emplace_back([this] { work(); });
+    {
+      std::unique_lock lock(mu_);
+      while (!finishedAll()) {
+        if (cv_.wait_for(lock, std::chrono::milliseconds(200), [&] { return finishedAll(); })) break;
+        if (opt_.onProgress && secondsSince(lastProgress_) >= 1.0) {
+          lastProgress_ = Clock::now();
+          Stats s = snapshotLocked();
+          lock.unlock();
+          opt_.onProgress(s);
+          lock.lock();
+        }
+      }
+    }
+    for (std::thread& t : workers) t.join();
+
+    std::vector<Found> found;
+    for (auto& [text, f] : byText_) {
+      // Attribute each candidate to the first work item (in the fixed order)
+      // that reached its template, so that the order does not depend on
+      // which thread got there first.
+      auto [item, seq] = planSeen_.at(f.planKey);
+      if (std::make_pair(item, seq) < std::make_pair(f.item, f.seq)) f.item = item, f.seq = seq;
+      found.push_back(std::move(f));
+    }
+    std::sort(found.begin(), found.end(), [](const Found& a, const Found& b) {
+      return std::tie(a.item, a.seq, a.text) < std::tie(b.item, b.seq, b.text);
+    });
+    result.candidates.push_back(std::move(inputCandidate_));
+    for (Found& f : found) result.candidates.push_back(std::move(f.cand));
+    for (size_t i = 0; i < result.candidates.size(); ++i) result.candidates[i].id = static_cast<int>(i);
+    result.best = 0;
+    for (size_t i = 1; i < result.candidates.size(); ++i) {
+      const Candidate& c = result.candidates[i];
+      const Candidate& b = result.candidates[static_cast<size_t>(result.best)];
+      if (std::tie(c.cost, c.kernels) < std::tie(b.cost, b.kernels)) result.best = static_cast<int>(i);
+    }
+    result.stats = snapshotLocked();
+    result.stats.exhausted = !stopFlag_.load() && nextItem_.load() >= static_cast<int>(items_.size());
+    result.stats.timedOut = timedOut_.load();
+    result.stats.bestCost = result.candidates[static_cast<size_t>(result.best)].cost;
+    result.stats.unverified = static_cast<int64_t>(pending_.size());
+    result.stats.firstRejection = firstRejection_;
+    return result;
+  }
+
+ private:
+  struct Item {
+    int kernels, depth, config;
+  };
+
+  struct Pending {
+    double cost = 0;
+    int kernels = 0;
+    int item = 0, seq = 0;
+    std::string planKey, text, origin;
+    ir::Graph graph;
+  };
+
+  bool finishedAll() const { return doneWorkers_ == std::max(1, opt_.jobs); }
+
+  bool stopNow() {
+    if (stopFlag_.load(std::memory_order_relaxed)) return true;
+    if (opt_.cancel && opt_.cancel->load()) {
+      stopFlag_ = true;
+      return true;
+    }
+    if (opt_.timeLimitSeconds > 0 && secondsSince(start_) >= opt_.timeLimitSeconds) {
+      timedOut_ = true;
+      stopFlag_ = true;
+      return true;
+    }
+    return false;
+  }
+
+  void flush(Stats& local) {
+    std::lock_guard lock(mu_);
+    total_.states += local.states;
+    total_.pruned += local.pruned;
+    total_.duplicates += local.duplicates;
+    total_.templates += local.templates;
+    local.states = local.pruned = local.duplicates = local.templates = 0;
+  }
+
+  Stats snapshotLocked() const {
+    Stats s = total_;
+    s.seconds = secondsSince(start_);
+    s.secondsToFirst = firstAt_;
+    s.secondsToBest = bestAt_;
+    s.bestCost = bestCost_;
+    return s;
+  }
+
+  void work() {
+    {
+      std::lock_guard lock(mu_);
+      ++running_;
+    }
+    Context ctx;
+    initContext(ctx, program_, labels_, opt_.limits);
+    int calls = 0;
+    auto lastVerify = Clock::now();
+    ctx.stopped = [&] {
+      if (++calls % 1024 == 0) {
+        flush(ctx.stats);
+        // Verify what the search found so far, at most every 100 ms, so
+        // that a good candidate is verified early.
+        if (secondsSince(lastVerify) > 0.1) {
+          while (!stopNow() && verifyOne()) {
+          }
+          lastVerify = Clock::now();
+        }
+      }
+      return (calls % 64 == 0 && stopNow()) || stopFlag_.load(std::memory_order_relaxed);
+    };
+    int item = 0, seq = 0;
+    ctx.emit = [&](const Plan& plan) { consider(plan, item, seq); };
+    while (!stopNow()) {
+      item = nextItem_.fetch_add(1);
+      if (item >= static_cast<int>(items_.size())) break;
+      seq = 0;
+      const Item& it = items_[static_cast<size_t>(item)];
+      searchPlans(ctx, it.kernels, it.depth, it.config);
+      while (!stopNow() && verifyOne()) {
+      }
+    }
+    while (!stopNow() && verifyOne()) {
+    }
+    flush(ctx.stats);
+    std::lock_guard lock(mu_);
+    ++doneWorkers_;
+    cv_.notify_all();
+  }
+
+  // A complete template: choose extents by cost, verify, keep.
+  void consider(const Plan& plan, int item, int& seq) {
+    std::string key = planKey(plan);
+    {
+      std::lock_guard lock(mu_);
+      auto [it, inserted] = planSeen_.emplace(key, std::make_pair(item, seq));
+      if (!inserted) {
+        if (std::make_pair(item, seq) < it->second) it->second = {item, seq};
+        return;
+      }
+    }
+    int mySeq = seq++;
+    // Axes whose blocks are chosen freely, and loops tied to them.
+    struct Axis {
+      size_t kernel, axis;
+      std::vector<int64_t> options;
+    };
+    std::vector<Axis> axes;
+    for (size_t k = 0; k < plan.kernels.size(); ++k)
+      for (size_t a = 0; a < plan.kernels[k].grid.size(); ++a)
+        axes.push_back({k, a, divisorsOf(labels_.extent[static_cast<size_t>(plan.kernels[k].grid[a].label)], false)});
+    Extents ext;
+    ext.parts.resize(plan.kernels.size());
+    ext.forloop.assign(plan.kernels.size(), 1);
+    for (size_t k = 0; k < plan.kernels.size(); ++k) ext.parts[k].assign(plan.kernels[k].grid.size(), 1);
+
+    struct Choice {
+      double cost;
+      std::string text;
+      ir::Graph graph;
+    };
+    std::vector<Choice> best;
+    size_t keep = static_cast<size_t>(std::max(1, opt_.limits.maxCandidatesPerTemplate));
+    int64_t combos = 1;
+    for (const Axis& a : axes) combos *= static_cast<int64_t>(a.options.size());
+    int64_t stride = std::max<int64_t>(1, combos / 2000);
+    int legal = 0;
+    for (int64_t c = 0; c < combos; c += stride) {
+      if (stopFlag_.load(std::memory_order_relaxed)) break;
+      int64_t rest = c;
+      for (const Axis& a : axes) {
+        ext.parts[a.kernel][a.axis] = a.options[static_cast<size_t>(rest % static_cast<int64_t>(a.options.size()))];
+        rest /= static_cast<int64_t>(a.options.size());
+      }
+      // For-loop counts: tied to a split's blocks, or every divisor left.
+      std::vector<std::vector<int64_t>> loopOptions(plan.kernels.size());
+      for (size_t k = 0; k < plan.kernels.size(); ++k) {
+        Label loop = plan.kernels[k].loop;
+        if (loop == kUnit) {
+          loopOptions[k] = {1};
+        } else if (partialOf(loop)) {
+          auto [pk, pa] = plan.partialAxis[static_cast<size_t>(partialOf(loop))];
+          loopOptions[k] = {ext.parts[static_cast<size_t>(pk)][static_cast<size_t>(pa)]};
+        } else {
+          int64_t e = labels_.extent[static_cast<size_t>(loop)];
+          for (size_t a = 0; a < plan.kernels[k].grid.size(); ++a)
+            if (plan.kernels[k].grid[a].label == loop) e /= ext.parts[k][a];
+          loopOptions[k] = divisorsOf(e, true);
+        }
+      }
+      std::vector<size_t> idx(plan.kernels.size(), 0);
+      while (true) {
+        for (size_t k = 0; k < plan.kernels.size(); ++k) ext.forloop[k] = loopOptions[k][idx[k]];
+        ir::Graph g;
+        if (instantiate(program_, labels_, plan, ext, &g).empty() &&
+            smemBytes(g) <= opt_.limits.smemBytesPerBlock) {
+          ++legal;
+          double cost = cost_(g);
+          if (best.size() < keep || cost < best.back().cost) {
+            std::string text = ir::printGraph(g);
+            best.push_back({cost, std::move(text), std::move(g)});
+            std::stable_sort(best.begin(), best.end(),
+                             [](const Choice& a, const Choice& b) { return a.cost < b.cost; });
+            if (best.size() > keep) best.pop_back();
+          }
+        }
+        size_t k = 0;
+        while (k < idx.size() && ++idx[k] == loopOptions[k].size()) idx[k++] = 0;
+        if (k == idx.size()) break;
+      }
+    }
+    {
+      std::lock_guard lock(mu_);
+      if (legal)
+        ++total_.instantiated;
+      else
+        ++total_.noExtents;
+    }
+    std::lock_guard lock(mu_);
+    for (Choice& ch : best) {
+      if (pendingTexts_.count(ch.text)) continue;
+      pendingTexts_.insert(ch.text);
+      Pending p;
+      p.cost = ch.cost;
+      p.kernels = ir::countKernels(ch.graph);
+      p.item = item;
+      p.seq = mySeq;
+      p.planKey = key;
+      p.text = std::move(ch.text);
+      p.graph = std::move(ch.graph);
+      p.origin = describe(plan);
+      pending_.push_back(std::move(p));
+    }
+  }
+
+  // A candidate is worth verifying when no verified one is at least as
+  // good in both predicted time and launches (the Pareto front).
+  bool dominatedLocked(const Pending& p) const {
+    for (const Candidate* c : verifiedList_)
+      if (c->cost <= p.cost && c->kernels <= p.kernels) return true;
+    return false;
+  }
+
+  // Verifies the most promising pending candidate, if any; false when there
+  // was nothing to do.
+  bool verifyOne() {
+    Pending p;
+    {
+      std::lock_guard lock(mu_);
+      std::erase_if(pending_, [&](const Pending& q) {
+        if (!dominatedLocked(q)) return false;
+        ++total_.dominated;
+        return true;
+      });
+      if (pending_.empty()) return false;
+      auto it = std::min_element(pending_.begin(), pending_.end(), [](const Pending& a, const Pending& b) {
+        return std::tie(a.kernels, a.cost, a.item, a.seq) < std::tie(b.kernels, b.cost, b.item, b.seq);
+      });
+      p = std::move(*it);
+      pending_.erase(it);
+      ++total_.prechecked;
+    }
+    if (!verifier_.precheck(p.graph)) {
+      std::lock_guard lock(mu_);
+      ++total_.precheckFailed;
+      return true;
+    }
+    verify::Verdict v = verifier_.check(p.graph);
+    if (!v.equivalent) {
+      std::lock_guard lock(mu_);
+      ++total_.checkFailed;
+      if (firstRejection_.empty()) firstRejection_ = v.message;
+      return true;
+    }
+    Candidate cand;
+    cand.graph = std::move(p.graph);
+    cand.kernels = p.kernels;
+    cand.cost = p.cost;
+    cand.errorBound = v.errorBound;
+    cand.origin = p.origin;
+    Found f{p.item, p.seq, p.planKey, p.text, std::move(cand)};
+    publishFound(p.text, std::move(f));
+    return true;
+  }
+
+  void publish(const Candidate& input) {
+    inputCandidate_ = input;
+    verifiedList_.push_back(&inputCandidate_);
+    bestCost_ = input.cost;
+    if (opt_.onCandidate) opt_.onCandidate(input);
+  }
+
+  void publishFound(const std::string& text, Found f) {
+    std::lock_guard lock(mu_);
+    f.cand.foundAtSeconds = secondsSince(start_);
+    ++total_.verified;
+    if (firstAt_ < 0) firstAt_ = f.cand.foundAtSeconds;
+    if (f.cand.cost < bestCost_) {
+      bestCost_ = f.cand.cost;
+      bestAt_ = f.cand.foundAtSeconds;
+    }
+    if (opt_.onCandidate) opt_.onCandidate(f.cand);
+    auto it = byText_.emplace(text, std::move(f)).first;
+    verifiedList_.push_back(&it->second.cand);
+  }
+
+  const ir::Graph& program_;
+  const verify::Verifier& verifier_;
+  Options opt_;
+  Clock::time_point start_;
+  Clock::time_point lastProgress_ = Clock::now();
+  ProgramLabels labels_;
+  std::function<double(const ir::Graph&)> cost_;
+  std::vector<Item> items_;
+  std::atomic<int> nextItem_{0};
+  std::atomic<bool> stopFlag_{false};
+  std::atomic<bool> timedOut_{false};
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int running_ = 0;
+  int doneWorkers_ = 0;
+  Stats total_;
+  double firstAt_ = -1, bestAt_ = -1, bestCost_ = -1;
+  Candidate inputCandidate_;
+  std::map<std::string, std::pair<int, int>> planSeen_;
+  std::map<std::string, Found> byText_;
+  std::vector<const Candidate*> verifiedList_;  // the input and every verified candidate
+
+  std::vector<Pending> pending_;
+  std::set<std::string> pendingTexts_;
+  std::string firstRejection_;
+};
+
+}  // namespace
+
+Result runSearch(const ir::Graph& program, const verify::Verifier& verifier, const Options& options) {
+  Engine engine(program, verifier, options);
+  return engine.run();
+}
+
+}  // namespace mirage::search

@@ -1,0 +1,133 @@
+// Internal data structures of the search: index labels, kernel templates
+// (a custom kernel's body with symbolic grid and for-loop extents) and the
+// per-thread search context.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <set>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "mirage/ir/graph.h"
+#include "mirage/search/expr.h"
+#include "mirage/search/search.h"
+
+namespace mirage::search {
+
+// A dim label says which loop index of the program a tensor dim runs over.
+// 0 is a unit dim (extent 1 or reduced away). Classes 1..N come from the
+// program (labels.cpp); a *partial* label stands for the blocks of a grid
+// axis that split a reduction, and a composite label (inner | partial << 16)
+// marks a dim into which those blocks wrote their partial results side by
+// side.
+using Label = int32_t;
+using Labels = std::vector<Label>;
+inline constexpr Label kUnit = 0;
+inline Label innerOf(Label l) { return l & 0xffff; }
+inline Label partialOf(Label l) { return l >> 16; }
+inline Label composite(Label inner, Label partial) { return inner | (partial << 16); }
+
+struct ProgramLabels {
+  std::vector<Labels> ofValue;    // per program value, per dim
+  std::vector<int64_t> extent;    // per class label (index 0 = unit, extent 1)
+  std::vector<char> inOutput;     // class appears in an output's labels
+  int numClasses = 0;             // labels 1..numClasses are classes
+};
+ProgramLabels analyzeLabels(const ir::Graph& program);
+
+// A tensor of the program level that a kernel can take as an argument.
+struct Tensor {
+  ir::Shape shape;  // under the representative extents
+  Labels labels;
+  ExprId expr = -1;
+  int kernel = -1;  // producing kernel in the plan, -1 for a program input
+  int index = 0;    // program input index, or result index of its kernel
+};
+
+struct GridAxis {
+  Label label = 0;
+  bool split = false;  // a reduction label whose per-block partial results are saved
+};
+
+// One body operator; its result is body value number (index in ops).
+struct BodyOp {
+  ir::OpKind kind = ir::OpKind::Tile;
+  int in0 = -1, in1 = -1;
+  int dim = 0, dim1 = 0;
+  Label reduceToInner = -1;    // reduce_sum of a composite dim to its inner label's extent (size=)
+  bool hasScalar = false;      // binary op with a number as second operand
+  Rational scalar;
+  int arg = -1;  // Tile: index of the kernel argument (in KernelTemplate::args)
+  ir::DimMap imap = ir::kEmptyMap;  // Tile
+  int fmap = -1;                    // Tile
+};
+
+struct KernelTemplate {
+  std::vector<GridAxis> grid;
+  Label loop = kUnit;      // for-loop label; kUnit = no for-loop (forloop 1)
+  std::vector<int> args;   // tensor ids (into Plan::tensors)
+  std::vector<BodyOp> ops;
+  std::vector<int> saved;  // body values saved, in result order
+  std::vector<ir::DimMap> savedOmap;  // per saved value, grid axis -> result dim
+};
+
+// A μGraph template: the kernels in order and the tensors they see.
+struct Plan {
+  std::vector<Tensor> tensors;  // program inputs first, then kernel results in order
+  std::vector<KernelTemplate> kernels;
+  std::vector<int> outputs;     // tensor id of each program output
+  // Per partial label (index 0 unused): the kernel and grid axis whose blocks
+  // it counts.
+  std::vector<std::pair<int, int>> partialAxis{{-1, -1}};
+};
+
+// Extents of one instantiation: per kernel, blocks per grid axis and the
+// for-loop count.
+struct Extents {
+  std::vector<std::vector<int64_t>> parts;
+  std::vector<int64_t> forloop;
+};
+
+// Builds the ir::Graph of a plan through the checked builders; returns the
+// error when the extents are illegal.
+std::string instantiate(const ir::Graph& program, const ProgramLabels& labels, const Plan& plan,
+                        const Extents& extents, ir::Graph* out);
+
+// Per-thread search state.
+struct Context {
+  const ir::Graph* program = nullptr;
+  const ProgramLabels* labels = nullptr;
+  const Limits* limits = nullptr;
+  ExprTable exprs;
+  std::vector<ExprId> targets;    // per program output
+  std::vector<ExprId> fixArgs;    // exact arguments that values may be scaled/shifted to
+  std::set<ir::OpKind> kinds;     // operator kinds of the program
+  Stats stats;
+  std::function<bool()> stopped;
+  std::function<void(const Plan&)> emit;  // a complete plan (representative extents)
+
+  bool prune(ExprId e);                // true when e is a subexpression of no target
+};
+
+// Fills a context for the program: targets, fix arguments, operator kinds.
+void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& labels,
+                 const Limits& limits);
+
+// Abstract expressions of the program's values.
+std::vector<ExprId> programExprs(ExprTable& exprs, const ir::Graph& program);
+
+// Enumerates plans of exactly `kernels` custom kernels with at most `depth`
+// operators per body, starting from the program inputs; `firstConfig` selects which configuration of the first
+// kernel this call explores (see countFirstConfigs), so that threads can
+// share the work.
+int countFirstConfigs(Context& ctx, int kernels);
+void searchPlans(Context& ctx, int kernels, int depth, int firstConfig);
+
+// Representative blocks for a label of the given extent.
+int64_t representativeParts(int64_t extent);
+
+}  // namespace mirage::search
