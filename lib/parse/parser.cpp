@@ -95,6 +95,17 @@ const OperatorSpec* findSpec(std::string_view name) {
   return nullptr;
 }
 
+// Whether a number literal denotes zero: its digits before any exponent are
+// all '0' (`0`, `-0.0`, `0e5`). A tiny literal such as 1e-400 is not zero,
+// even though it underflows to zero as a double.
+bool isZeroLiteral(std::string_view text) {
+  for (char c : text) {
+    if (c == 'e' || c == 'E') break;
+    if (c >= '1' && c <= '9') return false;
+  }
+  return true;
+}
+
 // Words that appear before '=' without binding a tensor: keyword arguments
 // and kernel attributes.
 bool isArgumentKeyword(std::string_view w) {
@@ -1138,7 +1149,7 @@ class Parser {
     if (sq == kNoValue) return kNoValue;
     ValueId m = build(OpKind::ReduceMean, {sq}, loc, *dim);
     if (m == kNoValue) return kNoValue;
-    if (eps && std::strtod(std::string(eps->value->text).c_str(), nullptr) != 0.0) {
+    if (eps && !isZeroLiteral(eps->value->text)) {
       ValueId c = ir::addConst(cur(), std::string(eps->value->text), eps->value->loc);
       m = build(OpKind::Add, {m, c}, loc);
       if (m == kNoValue) return kNoValue;

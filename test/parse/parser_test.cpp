@@ -145,6 +145,12 @@ TEST_CASE("rms_norm expands to its definition", "[parser][shorthand]") {
         "graph g {\n X = input f16[4, 8]\n Y = div(X, sqrt(add(reduce_mean(square(X), dim=0), 1e-6)))\n output Y\n}");
     CHECK(ir::sameGraph(g, spelled));
   }
+  SECTION("a literal that only underflows to zero is not zero") {
+    ir::Graph g = parseOk("graph g {\n X = input f16[4, 8]\n Y = rms_norm(X, eps=1e-400)\n output Y\n}");
+    CHECK(g.ops.size() == 7);
+    ir::Graph z = parseOk("graph g {\n X = input f16[4, 8]\n Y = rms_norm(X, eps=-0e-7)\n output Y\n}");
+    CHECK(z.ops.size() == 5);
+  }
 }
 
 TEST_CASE("softmax expands with one shared exp", "[parser][shorthand]") {
