@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "mirage/ir/check.h"
 #include "mirage/ir/equal.h"
 #include "mirage/ir/printer.h"
 #include "mirage/parse/parser.h"
@@ -355,6 +356,7 @@ TEST_CASE("every example round-trips through the printer", "[parser][roundtrip]"
     std::string why;
     CHECK(roundTrips(g, &why));
     INFO(why);
+    CHECK(ir::checkProgram(g).empty());  // the independent re-check agrees
     ++n;
   }
   CHECK(n >= 8);
