@@ -438,8 +438,12 @@ u64 maxContribution(const FTensor& x, int64_t i, const Trial& trial) {
   // (max(max(A), max(B)) = max(A u B)); any other value contributes a
   // random hash of itself.
   if (x.isMax()) return x.mx[static_cast<size_t>(i)];
-  u64 k = trial.key(KeyKind::MaxElement), v = x.p[static_cast<size_t>(i)];
-  return trial.P().fromRandom(keyedHash(k, v), keyedHash(rotl64(k, 23) ^ 0x4d4d4d4d4d4d4d4dULL, v));
+  return maxElementHash(x.p[static_cast<size_t>(i)], trial);
+}
+
+u64 maxElementHash(u64 value, const Trial& trial) {
+  u64 k = trial.key(KeyKind::MaxElement);
+  return trial.P().fromRandom(keyedHash(k, value), keyedHash(rotl64(k, 23) ^ 0x4d4d4d4d4d4d4d4dULL, value));
 }
 
 void finishMaximum(FTensor& t, const Trial& trial, bool wantQ) {

@@ -35,6 +35,7 @@ bool invertAll(std::vector<u64>& v, const MontField& f, ThreadPool* pool);
 // multiset hash contribution of element i of x, and the value of a maximum
 // from its multiset hash.
 u64 maxContribution(const FTensor& x, int64_t i, const Trial& trial);
+u64 maxElementHash(u64 value, const Trial& trial);  // the contribution of a plain value
 void finishMaximum(FTensor& t, const Trial& trial, bool wantQ = true);
 
 }  // namespace mirage::verify

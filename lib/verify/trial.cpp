@@ -48,19 +48,31 @@ u64 Trial::expOmega(u64 e) const {
   return r;
 }
 
+Trial::InputKeys Trial::inputKeys(const std::string& name) const {
+  u64 nameHash = hashString(name);
+  return {keyedHash(key(KeyKind::InputP), nameHash), keyedHash(key(KeyKind::InputQ), nameHash)};
+}
+
+u64 Trial::inputP(const InputKeys& k, int64_t i) const {
+  u64 e = static_cast<u64>(i) << 1;
+  return p_.fromRandom(keyedHash(k.p, e), keyedHash(k.p, e | 1));
+}
+
+u64 Trial::inputQ(const InputKeys& k, int64_t i) const {
+  u64 e = static_cast<u64>(i) << 1;
+  return q_.fromRandom(keyedHash(k.q, e), keyedHash(k.q, e | 1));
+}
+
 FTensor Trial::input(const std::string& name, const ir::Shape& shape, bool withResidue) const {
   FTensor t;
   t.shape = shape;
   int64_t n = ir::numElements(shape);
   t.p.resize(static_cast<size_t>(n));
   if (withResidue) t.q.resize(static_cast<size_t>(n));
-  u64 nameHash = hashString(name);
-  u64 kp = keyedHash(key(KeyKind::InputP), nameHash);
-  u64 kq = keyedHash(key(KeyKind::InputQ), nameHash);
+  InputKeys k = inputKeys(name);
   for (int64_t i = 0; i < n; ++i) {
-    u64 e = static_cast<u64>(i) << 1;
-    t.p[static_cast<size_t>(i)] = p_.fromRandom(keyedHash(kp, e), keyedHash(kp, e | 1));
-    if (withResidue) t.q[static_cast<size_t>(i)] = q_.fromRandom(keyedHash(kq, e), keyedHash(kq, e | 1));
+    t.p[static_cast<size_t>(i)] = inputP(k, i);
+    if (withResidue) t.q[static_cast<size_t>(i)] = inputQ(k, i);
   }
   return t;
 }

@@ -19,10 +19,44 @@
 #include <string>
 #include <vector>
 
+#include "lazy_eval.h"
 #include "mirage/parse/parser.h"
+#include "mirage/verify/fingerprint.h"
 #include "mirage/verify/verifier.h"
 
 namespace fs = std::filesystem;
+using namespace mirage::verify;
+
+namespace {
+
+// The pre-check's single-element evaluation must agree with the whole-tensor
+// evaluation on every element it computes: compare up to 24 elements of
+// every output (first, last, and spread between). Returns the mismatches.
+int lazyMismatches(const mirage::ir::Graph& g, uint64_t seed, const std::string& what) {
+  Trial t(seed, 0, 0);
+  EvalResult full = evaluateProgram(g, t, nullptr);
+  if (full.status != EvalStatus::Ok) return 0;
+  LazyEvaluator lazy(g, t);
+  int bad = 0;
+  for (size_t o = 0; o < full.outputs.size(); ++o) {
+    const FTensor& f = *full.outputs[o];
+    int64_t n = f.size(), step = std::max<int64_t>(1, n / 23);
+    for (int64_t i = 0; i < n; i += step) {
+      for (int64_t idx : {i, n - 1 - i}) {
+        Elem e;
+        if (!lazy.output(o, idx, e)) continue;
+        if (e.p != f.p[static_cast<size_t>(idx)]) {
+          std::cout << "FAIL " << what << ": single-element evaluation of output " << o << " at " << idx
+                    << " disagrees with the whole-tensor evaluation\n";
+          ++bad;
+        }
+      }
+    }
+  }
+  return bad;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 2) {
@@ -43,6 +77,7 @@ int main(int argc, char** argv) {
 
   int failures = 0, wrongEquivalent = 0;
   int expectEquivalent = 0, provenEquivalent = 0, traps = 0, rejected = 0, unprovable = 0, errors = 0;
+  int precheckRejected = 0, trapPairs = 0;
   for (const fs::path& a : refs) {
     std::string stem = a.filename().string();
     stem = stem.substr(0, stem.size() - 5);
@@ -57,6 +92,7 @@ int main(int argc, char** argv) {
       continue;
     }
     std::string expect = first.substr(tag.size());
+    trapPairs += expect == "not-equivalent";
     std::ostringstream diag;
     auto ga = mirage::parse::parseFile(a.string(), diag);
     auto gb = mirage::parse::parseFile(b.string(), diag);
@@ -64,6 +100,17 @@ int main(int argc, char** argv) {
       std::cerr << stem << ": does not parse:\n" << diag.str();
       ++failures;
       continue;
+    }
+    failures += lazyMismatches(*ga, seeds[0], stem + ".a");
+    failures += lazyMismatches(*gb, seeds[0], stem + ".b");
+    if (expect != "error") {
+      Verifier pre(*ga);
+      bool passes = pre.precheck(*gb);
+      if (expect == "equivalent" && !passes) {
+        std::cout << "FAIL " << stem << ": the pre-check rejects a true equivalence\n";
+        ++failures;
+      }
+      if (expect == "not-equivalent") precheckRejected += !passes;
     }
     for (uint64_t seed : seeds) {
       mirage::verify::Options options;
@@ -94,7 +141,8 @@ int main(int argc, char** argv) {
   std::cout << "\n" << refs.size() << " pairs x " << seeds.size() << " seeds: "
             << provenEquivalent << "/" << expectEquivalent << " true equivalences proven, " << rejected
             << "/" << traps << " traps rejected, " << wrongEquivalent << " wrong 'equivalent', "
-            << unprovable << " documented unprovable, " << errors << " signature errors\n";
+            << unprovable << " documented unprovable, " << errors << " signature errors; the pre-check alone rejects "
+            << precheckRejected << "/" << trapPairs << " traps\n";
   if (refs.size() < 60) {
     std::cerr << "the suite must hold at least 60 pairs\n";
     ++failures;

@@ -23,7 +23,8 @@ Measurement measureMulAddRate(double seconds);
 // Wall time of a full check of `candidate` against `reference`:
 //  - "NAME: one-shot check"  — checkEquivalent (both programs evaluated);
 //  - "NAME: candidate check" — Verifier::check on a verifier whose reference
-//    fingerprints are already computed (what the search pays per candidate).
+//    fingerprints are already computed (what the search pays per candidate);
+//  - "NAME: pre-check (reference cached)" — Verifier::precheck likewise.
 // Each is the best of `repeats` runs. Also reports the verdict's trials.
 std::vector<Measurement> measureCheck(const std::string& name, const ir::Graph& reference,
                                       const ir::Graph& candidate, const Options& options,

@@ -65,6 +65,13 @@ class Trial {
   // The elements of input `name`: uniform in Z_P and, independently, in Z_Q
   // (the residue lane only when `withResidue`).
   FTensor input(const std::string& name, const ir::Shape& shape, bool withResidue = true) const;
+  // One element of an input (the same numbers as input()).
+  struct InputKeys {
+    u64 p = 0, q = 0;
+  };
+  InputKeys inputKeys(const std::string& name) const;
+  u64 inputP(const InputKeys& k, int64_t flat) const;
+  u64 inputQ(const InputKeys& k, int64_t flat) const;
 
  private:
   u64 id_;

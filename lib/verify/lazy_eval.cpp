@@ -1,0 +1,443 @@
+// Demand-driven single-element evaluation (see lazy_eval.h). Every rule here
+// mirrors one in tensor_ops.cpp / kernel_eval.cpp; lanes follow the same
+// residue demand (demand.h), so an element computed here is bit-identical to
+// the same element of the whole-tensor evaluation.
+#include "lazy_eval.h"
+
+#include <array>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "demand.h"
+#include "hash.h"
+#include "tensor_ops.h"
+
+namespace mirage::verify {
+namespace {
+
+using ir::OpKind;
+using ir::Shape;
+using ir::ValueId;
+using Index = std::array<int64_t, 4>;
+
+Index unflatten(int64_t flat, const Shape& s) {
+  Index idx{};
+  for (size_t i = s.size(); i-- > 0;) {
+    idx[i] = flat % s[i];
+    flat /= s[i];
+  }
+  return idx;
+}
+
+int64_t flatten(const Index& idx, const Shape& s) {
+  int64_t f = 0;
+  for (size_t i = 0; i < s.size(); ++i) f = f * s[i] + idx[i];
+  return f;
+}
+
+// The index into an operand of shape `in` that broadcasts to output index
+// `idx` of shape `out` (right-aligned, size-1 dims stretch).
+int64_t broadcastIndex(const Index& idx, const Shape& out, const Shape& in) {
+  size_t off = out.size() - in.size();
+  int64_t f = 0;
+  for (size_t i = 0; i < in.size(); ++i) f = f * in[i] + (in[i] == 1 ? 0 : idx[off + i]);
+  return f;
+}
+
+KeyKind randomKey(OpKind kind) {
+  switch (kind) {
+    case OpKind::Sqrt:
+    case OpKind::Rsqrt: return KeyKind::Sqrt;
+    case OpKind::Silu: return KeyKind::Silu;
+    case OpKind::Gelu: return KeyKind::Gelu;
+    default: return KeyKind::Relu;
+  }
+}
+
+struct BodyKey {
+  int32_t kernel, value, iteration;
+  int64_t block, flat;
+  bool operator==(const BodyKey&) const = default;
+};
+struct BodyKeyHash {
+  size_t operator()(const BodyKey& k) const {
+    u64 h = hashCombine(static_cast<u64>(k.kernel), static_cast<u64>(k.value));
+    h = hashCombine(h, static_cast<u64>(static_cast<int64_t>(k.iteration)));
+    h = hashCombine(h, static_cast<u64>(k.block));
+    return static_cast<size_t>(hashCombine(h, static_cast<u64>(k.flat)));
+  }
+};
+
+}  // namespace
+
+struct LazyEvaluator::Impl {
+  struct Kernel {
+    std::vector<char> need, after;
+    std::vector<int> argIndex;        // body input value -> argument position
+    std::vector<int> saveOf;          // result index -> body op index of its save
+    std::vector<FTensor> constants;   // by body value
+  };
+
+  const ir::Graph& g;
+  const Trial& trial;
+  std::vector<char> need;
+  std::vector<FTensor> constants;  // by program value
+  std::vector<Trial::InputKeys> inputKeys;
+  std::unordered_map<int, Kernel> kernels;  // by op index
+  std::unordered_map<u64, Elem> memo;       // (value << 40) | flat
+  std::unordered_map<BodyKey, Elem, BodyKeyHash> bodyMemo;
+
+  Impl(const ir::Graph& graph, const Trial& t) : g(graph), trial(t) {
+    need = residueDemand(g);
+    constants.resize(g.values.size());
+    inputKeys.resize(g.values.size());
+    for (size_t i = 0; i < g.ops.size(); ++i) {
+      const ir::Op& op = g.ops[i];
+      if (op.kind == OpKind::Const) constants[static_cast<size_t>(op.results[0])] = makeConstant(op, t.P(), t.Q());
+      if (op.kind == OpKind::Input)
+        inputKeys[static_cast<size_t>(op.results[0])] = t.inputKeys(g.value(op.results[0]).name);
+      if (op.kind == OpKind::Kernel) {
+        Kernel k;
+        const ir::Graph& body = *op.body;
+        std::vector<char> resultNeed;
+        for (ValueId r : op.results) resultNeed.push_back(need[static_cast<size_t>(r)]);
+        k.need = residueDemand(body, resultNeed);
+        k.after.assign(body.values.size(), 0);
+        for (const ir::Op& bop : body.ops) {
+          bool a = bop.kind == OpKind::Accum;
+          for (ValueId in : bop.inputs) a = a || k.after[static_cast<size_t>(in)];
+          for (ValueId r : bop.results) k.after[static_cast<size_t>(r)] = a;
+        }
+        k.argIndex.assign(body.values.size(), -1);
+        for (size_t a = 0; a < body.inputs.size(); ++a) k.argIndex[static_cast<size_t>(body.inputs[a])] = static_cast<int>(a);
+        k.saveOf.assign(op.results.size(), -1);
+        k.constants.resize(body.values.size());
+        for (size_t j = 0; j < body.ops.size(); ++j) {
+          const ir::Op& bop = body.ops[j];
+          if (bop.kind == OpKind::Save) k.saveOf[static_cast<size_t>(bop.resultIndex)] = static_cast<int>(j);
+          if (bop.kind == OpKind::Const)
+            k.constants[static_cast<size_t>(bop.results[0])] = makeConstant(bop, t.P(), t.Q());
+        }
+        kernels.emplace(static_cast<int>(i), std::move(k));
+      }
+    }
+  }
+
+  static Elem fromConstant(const FTensor& c, bool withQ) {
+    Elem e;
+    e.p = c.p[0];
+    e.hasQ = withQ;
+    e.q = withQ ? c.q[0] : 0;
+    return e;
+  }
+
+  // The rule of a pre-defined operator at one element. `fetch(v, flat, e)`
+  // gives operand elements in the same context (program, or kernel block and
+  // iteration).
+  template <class Fetch>
+  bool opElement(const ir::Graph& graph, const ir::Op& op, ValueId res, int64_t flat, bool needQ,
+                 Fetch&& fetch, Elem& out) {
+    const MontField& P = trial.P();
+    const MontField& Q = trial.Q();
+    const Shape& shape = graph.value(res).shape;
+    Index idx = unflatten(flat, shape);
+    out = Elem{};
+    switch (op.kind) {
+      case OpKind::Add:
+      case OpKind::Sub:
+      case OpKind::Mul:
+      case OpKind::Div: {
+        Elem a, b;
+        if (!fetch(op.inputs[0], broadcastIndex(idx, shape, graph.value(op.inputs[0]).shape), a)) return false;
+        if (!fetch(op.inputs[1], broadcastIndex(idx, shape, graph.value(op.inputs[1]).shape), b)) return false;
+        out.hasQ = a.hasQ && b.hasQ && needQ;
+        if (op.kind == OpKind::Add) {
+          out.p = P.add(a.p, b.p);
+          out.q = Q.add(a.q, b.q);
+        } else if (op.kind == OpKind::Sub) {
+          out.p = P.sub(a.p, b.p);
+          out.q = Q.sub(a.q, b.q);
+        } else if (op.kind == OpKind::Mul) {
+          out.p = P.mul(a.p, b.p);
+          out.q = Q.mul(a.q, b.q);
+        } else {
+          if (b.p == 0 || (out.hasQ && b.q == 0)) return false;
+          out.p = P.mul(a.p, P.inv(b.p));
+          out.q = out.hasQ ? Q.mul(a.q, Q.inv(b.q)) : 0;
+        }
+        if (!out.hasQ) out.q = 0;
+        return true;
+      }
+      case OpKind::Matmul: {
+        const Shape& as = graph.value(op.inputs[0]).shape;
+        const Shape& bs = graph.value(op.inputs[1]).shape;
+        size_t r = shape.size();
+        int64_t K = as.back();
+        Shape lead(shape.begin(), shape.end() - 2);
+        Shape la(as.begin(), as.end() - 2), lb(bs.begin(), bs.end() - 2);
+        int64_t am = broadcastIndex(idx, lead, la), bm = broadcastIndex(idx, lead, lb);
+        int64_t i = idx[r - 2], j = idx[r - 1], N = bs.back(), M = as[as.size() - 2];
+        u64 sp = 0, sq = 0;
+        bool withQ = needQ;
+        for (int64_t k = 0; k < K; ++k) {
+          Elem a, b;
+          if (!fetch(op.inputs[0], (am * M + i) * K + k, a)) return false;
+          if (!fetch(op.inputs[1], (bm * K + k) * N + j, b)) return false;
+          withQ = withQ && a.hasQ && b.hasQ;
+          sp = P.add(sp, P.mul(a.p, b.p));
+          if (withQ) sq = Q.add(sq, Q.mul(a.q, b.q));
+        }
+        out.p = sp;
+        out.hasQ = withQ;
+        out.q = withQ ? sq : 0;
+        return true;
+      }
+      case OpKind::Exp: {
+        Elem x;
+        if (!fetch(op.inputs[0], flat, x)) return false;
+        if (x.hasQ) {
+          out.p = trial.expOmega(Q.fromMont(x.q));
+          return true;
+        }
+        out.p = trial.randomP(KeyKind::ExpNoResidue, x.p);
+        out.hasQ = needQ;
+        out.q = needQ ? trial.randomQ(KeyKind::ExpNoResidue, x.p) : 0;
+        return true;
+      }
+      case OpKind::Square: {
+        Elem x;
+        if (!fetch(op.inputs[0], flat, x)) return false;
+        out.p = P.mul(x.p, x.p);
+        out.hasQ = x.hasQ && needQ;
+        out.q = out.hasQ ? Q.mul(x.q, x.q) : 0;
+        return true;
+      }
+      case OpKind::Sqrt:
+      case OpKind::Rsqrt:
+      case OpKind::Silu:
+      case OpKind::Gelu:
+      case OpKind::Relu: {
+        Elem x;
+        if (!fetch(op.inputs[0], flat, x)) return false;
+        KeyKind k = randomKey(op.kind);
+        out.p = trial.randomP(k, x.p);
+        out.hasQ = needQ;
+        out.q = needQ ? trial.randomQ(k, x.p) : 0;
+        if (op.kind == OpKind::Rsqrt) {
+          if (out.p == 0 || (out.hasQ && out.q == 0)) return false;
+          out.p = P.inv(out.p);
+          if (out.hasQ) out.q = Q.inv(out.q);
+        }
+        return true;
+      }
+      case OpKind::ReduceSum:
+      case OpKind::ReduceMean:
+      case OpKind::ReduceMax: {
+        const Shape& xs = graph.value(op.inputs[0]).shape;
+        int d = op.dim;
+        int64_t n = xs[static_cast<size_t>(d)];
+        int64_t s = op.kind == OpKind::ReduceSum ? op.size : 1;
+        Index xi = idx;
+        u64 sp = 0, sq = 0, mx = 0;
+        bool withQ = needQ;
+        for (int64_t j = idx[static_cast<size_t>(d)]; j < n; j += s) {
+          xi[static_cast<size_t>(d)] = j;
+          Elem x;
+          if (!fetch(op.inputs[0], flatten(xi, xs), x)) return false;
+          if (op.kind == OpKind::ReduceMax) {
+            mx = P.add(mx, x.isMax ? x.mx : maxElementHash(x.p, trial));
+            continue;
+          }
+          withQ = withQ && x.hasQ;
+          sp = P.add(sp, x.p);
+          if (withQ) sq = Q.add(sq, x.q);
+        }
+        if (op.kind == OpKind::ReduceMax) {
+          finishMax(mx, needQ, out);
+          return true;
+        }
+        if (op.kind == OpKind::ReduceMean) {
+          sp = P.mul(sp, P.inv(P.toMont(static_cast<u64>(n))));
+          if (withQ) sq = Q.mul(sq, Q.inv(Q.toMont(static_cast<u64>(n))));
+        }
+        out.p = sp;
+        out.hasQ = withQ;
+        out.q = withQ ? sq : 0;
+        return true;
+      }
+      case OpKind::Transpose: {
+        Index xi = idx;
+        std::swap(xi[static_cast<size_t>(op.dim)], xi[static_cast<size_t>(op.dim1)]);
+        Elem x;
+        if (!fetch(op.inputs[0], flatten(xi, graph.value(op.inputs[0]).shape), x)) return false;
+        out = x;
+        out.hasQ = x.hasQ && needQ;
+        if (!out.hasQ) out.q = 0;
+        return true;
+      }
+      default: throw std::logic_error("LazyEvaluator: unexpected operator");
+    }
+  }
+
+  void finishMax(u64 mx, bool needQ, Elem& out) {
+    out.isMax = true;
+    out.mx = mx;
+    out.p = trial.randomP(KeyKind::MaxResult, mx);
+    out.hasQ = needQ;
+    out.q = needQ ? trial.randomQ(KeyKind::MaxResult, mx) : 0;
+  }
+
+  // Inputs, constants, tiles and transposes are cheaper to recompute than
+  // to look up; everything else is memoized.
+  static bool memoized(OpKind k) {
+    return k != OpKind::Input && k != OpKind::Const && k != OpKind::Tile && k != OpKind::Transpose;
+  }
+
+  // A program-level value's element.
+  bool element(ValueId v, int64_t flat, Elem& out) {
+    const ir::Op& op = g.producer(v);
+    bool useMemo = memoized(op.kind);
+    u64 key = (static_cast<u64>(v) << 40) | static_cast<u64>(flat);
+    if (useMemo) {
+      if (auto it = memo.find(key); it != memo.end()) {
+        out = it->second;
+        return true;
+      }
+    }
+    bool needQ = need[static_cast<size_t>(v)];
+    bool ok = true;
+    switch (op.kind) {
+      case OpKind::Input: {
+        const Trial::InputKeys& k = inputKeys[static_cast<size_t>(v)];
+        out = Elem{};
+        out.p = trial.inputP(k, flat);
+        out.hasQ = needQ;
+        out.q = needQ ? trial.inputQ(k, flat) : 0;
+        break;
+      }
+      case OpKind::Const: out = fromConstant(constants[static_cast<size_t>(v)], true); break;
+      case OpKind::Kernel: ok = kernelResult(op, v, flat, out); break;
+      default:
+        ok = opElement(g, op, v, flat, needQ,
+                       [&](ValueId in, int64_t f, Elem& e) { return element(in, f, e); }, out);
+    }
+    if (ok && useMemo) memo.emplace(key, out);
+    return ok;
+  }
+
+  int opIndex(const ir::Op& op) const { return static_cast<int>(&op - g.ops.data()); }
+
+  bool kernelResult(const ir::Op& kop, ValueId v, int64_t flat, Elem& out) {
+    int kIndex = opIndex(kop);
+    const Kernel& k = kernels.at(kIndex);
+    const ir::Graph& body = *kop.body;
+    size_t r = static_cast<size_t>(g.value(v).resultIndex);
+    const ir::Op& save = body.ops[static_cast<size_t>(k.saveOf[r])];
+    const Shape& tile = body.value(save.inputs[0]).shape;
+    Index idx = unflatten(flat, g.value(v).shape);
+    int64_t block[3] = {0, 0, 0};
+    for (int gd = 0; gd < 3; ++gd) {
+      int d = save.omap[static_cast<size_t>(gd)];
+      if (d >= 0 && kop.config.grid[static_cast<size_t>(gd)] > 1)
+        block[gd] = idx[static_cast<size_t>(d)] / tile[static_cast<size_t>(d)];
+    }
+    Index local = idx;
+    for (size_t d = 0; d < tile.size(); ++d) local[d] = idx[d] % tile[d];
+    int64_t linear = block[0] + kop.config.grid[0] * (block[1] + kop.config.grid[1] * block[2]);
+    return bodyElement(kop, kIndex, linear, save.inputs[0], -1, flatten(local, tile), out);
+  }
+
+  // Element `flat` of body value v in block `linear` at `iteration` (-1 for
+  // values computed after the loop).
+  bool bodyElement(const ir::Op& kop, int kIndex, int64_t linear, ValueId v, int iteration,
+                   int64_t flat, Elem& out) {
+    const Kernel& k = kernels.at(kIndex);
+    const ir::Graph& body = *kop.body;
+    const ir::KernelConfig& cfg = kop.config;
+    if (k.after[static_cast<size_t>(v)]) iteration = -1;
+    const ir::Op& op = body.producer(v);
+    bool useMemo = memoized(op.kind);
+    BodyKey key{kIndex, v, iteration, linear, flat};
+    if (useMemo) {
+      if (auto it = bodyMemo.find(key); it != bodyMemo.end()) {
+        out = it->second;
+        return true;
+      }
+    }
+    bool needQ = k.need[static_cast<size_t>(v)];
+    bool ok = true;
+    switch (op.kind) {
+      case OpKind::Const: out = fromConstant(k.constants[static_cast<size_t>(v)], true); break;
+      case OpKind::Tile: {
+        int a = k.argIndex[static_cast<size_t>(op.inputs[0])];
+        ValueId arg = kop.inputs[static_cast<size_t>(a)];
+        const Shape& full = g.value(arg).shape;
+        const Shape& tile = body.value(v).shape;
+        int64_t block[3] = {linear % cfg.grid[0], (linear / cfg.grid[0]) % cfg.grid[1],
+                            linear / (cfg.grid[0] * cfg.grid[1])};
+        Index idx = unflatten(flat, tile);
+        for (int gd = 0; gd < 3; ++gd) {
+          int d = op.imap[static_cast<size_t>(gd)];
+          if (d >= 0) idx[static_cast<size_t>(d)] += block[gd] * (full[static_cast<size_t>(d)] / cfg.grid[static_cast<size_t>(gd)]);
+        }
+        if (op.fmap >= 0) idx[static_cast<size_t>(op.fmap)] += iteration * tile[static_cast<size_t>(op.fmap)];
+        ok = element(arg, flatten(idx, full), out);
+        if (ok && !needQ) {
+          out.hasQ = false;
+          out.q = 0;
+        }
+        break;
+      }
+      case OpKind::Accum: {
+        const MontField& P = trial.P();
+        const MontField& Q = trial.Q();
+        u64 sp = 0, sq = 0, mx = 0;
+        bool withQ = needQ;
+        Elem x;
+        for (int it = 0; it < cfg.forloop && ok; ++it) {
+          ok = bodyElement(kop, kIndex, linear, op.inputs[0], it, flat, x);
+          if (!ok) break;
+          if (op.accumOp == ir::AccumOp::Max) {
+            mx = P.add(mx, x.isMax ? x.mx : maxElementHash(x.p, trial));
+          } else {
+            withQ = withQ && x.hasQ;
+            sp = P.add(sp, x.p);
+            if (withQ) sq = Q.add(sq, x.q);
+          }
+        }
+        if (!ok) break;
+        out = Elem{};
+        if (op.accumOp == ir::AccumOp::Max) {
+          finishMax(mx, needQ, out);
+        } else {
+          out.p = sp;
+          out.hasQ = withQ;
+          out.q = withQ ? sq : 0;
+          if (cfg.forloop == 1 && x.isMax) {  // one iteration: the value itself
+            out.isMax = true;
+            out.mx = x.mx;
+          }
+        }
+        break;
+      }
+      default:
+        ok = opElement(body, op, v, flat, needQ,
+                       [&](ValueId in, int64_t f, Elem& e) {
+                         return bodyElement(kop, kIndex, linear, in, iteration, f, e);
+                       },
+                       out);
+    }
+    if (ok && useMemo) bodyMemo.emplace(key, out);
+    return ok;
+  }
+};
+
+LazyEvaluator::LazyEvaluator(const ir::Graph& g, const Trial& trial)
+    : impl_(std::make_unique<Impl>(g, trial)) {}
+LazyEvaluator::~LazyEvaluator() = default;
+
+bool LazyEvaluator::output(size_t o, int64_t flat, Elem& out) {
+  return impl_->element(impl_->g.outputs.at(o), flat, out);
+}
+
+}  // namespace mirage::verify
