@@ -1,5 +1,6 @@
 // Program-level fingerprint evaluation, the structural hashes that key the
 // fingerprint cache, and the cache itself (see fingerprint.h).
+#include <cstring>
 #include <list>
 #include <mutex>
 #include <stdexcept>
@@ -32,10 +33,13 @@ u64 attributeHash(const ir::Op& op, u64 seed) {
       h = hashCombine(hashCombine(h, static_cast<u64>(op.dim)), static_cast<u64>(op.dim1));
       break;
     case OpKind::Const: {
-      // Hashed by value in one fixed field, so "0.5" and "0.50" agree.
-      static const MontField kHashP, kHashQ((kHashP.modulus() - 1) / 2);
-      FTensor c = makeConstant(op, kHashP, kHashQ);
-      h = hashCombine(hashCombine(h, c.p[0]), c.q[0]);
+      // By the literal as written (and the double it denotes): two constants
+      // equal modulo some fixed prime must never share a cache entry, so no
+      // field value is used here. "0.5" and "0.50" merely miss each other.
+      u64 bits = 0;
+      static_assert(sizeof(bits) == sizeof(op.scalar));
+      std::memcpy(&bits, &op.scalar, sizeof(bits));
+      h = hashCombine(hashCombine(h, hashString(op.scalarText, seed)), bits);
       break;
     }
     case OpKind::Accum: h = hashCombine(h, static_cast<u64>(op.accumOp)); break;

@@ -49,7 +49,7 @@ u64 Trial::expOmega(u64 e) const {
 }
 
 Trial::InputKeys Trial::inputKeys(const std::string& name) const {
-  u64 nameHash = hashString(name);
+  u64 nameHash = hashString(name, key(KeyKind::InputP));
   return {keyedHash(key(KeyKind::InputP), nameHash), keyedHash(key(KeyKind::InputQ), nameHash)};
 }
 

@@ -116,6 +116,17 @@ int main(int argc, char** argv) {
       mirage::verify::Options options;
       options.seed = seed;
       mirage::verify::Verdict v = mirage::verify::checkEquivalent(*ga, *gb, options);
+      // The search's path: a verifier with its fingerprint cache, which has
+      // just evaluated the reference (and its subgraphs), must agree.
+      {
+        Verifier cached(*ga, options);
+        cached.check(*ga);
+        Verdict c = cached.check(*gb);
+        if (c.equivalent != v.equivalent || c.signatureMismatch != v.signatureMismatch) {
+          std::cout << "FAIL " << stem << " seed " << seed << ": the cached verifier disagrees\n";
+          ++failures;
+        }
+      }
       std::string got = v.signatureMismatch ? "error" : v.equivalent ? "equivalent" : "not-equivalent";
       bool ok = got == expect || (expect == "unprovable" && got == "not-equivalent");
       if (expect == "equivalent") {
