@@ -749,9 +749,14 @@ Plan initialPlan(const Context& ctx) {
 }  // namespace
 
 bool Context::prune(ExprId e) {
-  for (ExprId t : targets)
-    if (exprs.isSubexpr(e, t)) return false;
-  return true;
+  if (static_cast<size_t>(e) >= pruneMemo.size()) pruneMemo.resize(exprs.size() + 1024, -1);
+  int8_t& m = pruneMemo[static_cast<size_t>(e)];
+  if (m < 0) {
+    m = 1;
+    for (ExprId t : targets)
+      if (exprs.isSubexpr(e, t)) m = 0;
+  }
+  return m == 1;
 }
 
 void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& labels,

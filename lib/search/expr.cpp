@@ -191,33 +191,43 @@ bool ExprTable::isConstant(ExprId e) const {
 }
 
 ExprId ExprTable::add(ExprId a, ExprId b) {
+  if (a > b) std::swap(a, b);
+  return memo(1, a, b, 0, [&] {
   std::vector<Monomial> terms = poly(a).terms;
   const Poly& pb = poly(b);
   terms.insert(terms.end(), pb.terms.begin(), pb.terms.end());
   return intern(normalize(std::move(terms)));
+  });
 }
 
 ExprId ExprTable::scale(ExprId a, Rational c) {
-  std::vector<Monomial> terms = poly(a).terms;
-  for (Monomial& m : terms) m.coeff = m.coeff * c;
-  return intern(normalize(std::move(terms)));
+  return memo(7, a, c.num, c.den, [&] {
+    std::vector<Monomial> terms = poly(a).terms;
+    for (Monomial& m : terms) m.coeff = m.coeff * c;
+    return intern(normalize(std::move(terms)));
+  });
 }
 
 ExprId ExprTable::sub(ExprId a, ExprId b) { return add(a, scale(b, Rational(-1))); }
 
 ExprId ExprTable::mul(ExprId a, ExprId b) {
+  if (a > b) std::swap(a, b);
+  return memo(2, a, b, 0, [&] {
   std::vector<Monomial> terms;
   for (const Monomial& x : poly(a).terms)
     for (const Monomial& y : poly(b).terms) terms.push_back(multiply(x, y));
   return intern(normalize(std::move(terms)));
+  });
 }
 
 ExprId ExprTable::sum(ExprId a, int64_t extent) {
+  return memo(3, a, 0, extent, [&] {
   std::vector<Monomial> terms = poly(a).terms;
   for (Monomial& m : terms)
     m.degree = static_cast<int64_t>(
         std::min<__int128>(static_cast<__int128>(m.degree) * extent, INT64_MAX / 4));
   return intern(normalize(std::move(terms)));
+  });
 }
 
 ExprId ExprTable::inverse(ExprId a) {
@@ -245,9 +255,12 @@ ExprId ExprTable::inverse(ExprId a) {
   return fromMonomial(std::move(m));
 }
 
-ExprId ExprTable::div(ExprId a, ExprId b) { return mul(a, inverse(b)); }
+ExprId ExprTable::div(ExprId a, ExprId b) {
+  return memo(4, a, b, 0, [&] { return mul(a, inverse(b)); });
+}
 
 ExprId ExprTable::exp(ExprId a) {
+  return memo(5, a, 0, 0, [&] {
   // exp(Σ cᵢ·mᵢ) = Π exp(mᵢ)^cᵢ. Terms that contain a maximum are dropped:
   // the shift of a numerically stable softmax (exp(x - max x)) cancels
   // between numerator and denominator (the max-shift axiom).
@@ -268,12 +281,15 @@ ExprId ExprTable::exp(ExprId a) {
     result = multiply(result, e);
   }
   return fromMonomial(std::move(result));
+  });
 }
 
 ExprId ExprTable::func(ir::OpKind kind, ExprId a) {
+  return memo(6, a, static_cast<int64_t>(kind), 0, [&] {
   Monomial m;
   m.factors.push_back({internAtom(Atom{AtomKind::Func, static_cast<int32_t>(kind), 0, a}), Rational(1)});
   return fromMonomial(std::move(m));
+  });
 }
 
 ExprId ExprTable::max(ExprId a, int64_t extent) {

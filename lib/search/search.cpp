@@ -326,7 +326,9 @@ class Engine {
       while (true) {
         for (size_t k = 0; k < plan.kernels.size(); ++k) ext.forloop[k] = loopOptions[k][idx[k]];
         ir::Graph g;
-        if (instantiate(program_, labels_, plan, ext, &g).empty() &&
+        std::string why = instantiate(program_, labels_, plan, ext, &g);
+        if (getenv("MSD") && !why.empty() && c == 0) fprintf(stderr, "inst: %s\n%s\n", why.c_str(), key.c_str());
+        if (why.empty() &&
             smemBytes(g) <= opt_.limits.smemBytesPerBlock) {
           ++legal;
           double cost = cost_(g);

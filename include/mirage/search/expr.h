@@ -126,6 +126,30 @@ class ExprTable {
   std::vector<Atom> atoms_;
   std::map<Atom, AtomId> atomIndex_;
   std::unordered_map<uint64_t, bool> subexprMemo_;
+  // Results of the public operations, so that the search's repeated
+  // questions cost one hash lookup.
+  struct OpKey {
+    int64_t op, a, b, param;
+    friend bool operator==(const OpKey&, const OpKey&) = default;
+  };
+  struct OpKeyHash {
+    size_t operator()(const OpKey& k) const {
+      uint64_t h = static_cast<uint64_t>(k.op) * 0x9e3779b97f4a7c15ull;
+      h ^= static_cast<uint64_t>(k.a) + 0x7f4a7c159e3779b9ull + (h << 6) + (h >> 2);
+      h ^= static_cast<uint64_t>(k.b) + 0x7f4a7c159e3779b9ull + (h << 6) + (h >> 2);
+      h ^= static_cast<uint64_t>(k.param) + 0x7f4a7c159e3779b9ull + (h << 6) + (h >> 2);
+      return static_cast<size_t>(h);
+    }
+  };
+  std::unordered_map<OpKey, ExprId, OpKeyHash> opMemo_;
+  template <typename F>
+  ExprId memo(int64_t op, int64_t a, int64_t b, int64_t param, F compute) {
+    OpKey k{op, a, b, param};
+    if (auto it = opMemo_.find(k); it != opMemo_.end()) return it->second;
+    ExprId r = compute();
+    opMemo_.emplace(k, r);
+    return r;
+  }
   ExprId zero_ = -1;
 };
 
