@@ -10,6 +10,7 @@
 #include "hash.h"
 #include "kernel_eval.h"
 #include "mirage/verify/fingerprint.h"
+#include "mirage/verify/thread_pool.h"
 #include "tensor_ops.h"
 
 namespace mirage::verify {
@@ -208,8 +209,21 @@ EvalResult evaluateProgram(const ir::Graph& g, const Trial& trial, ThreadPool* p
       switch (op.kind) {
         case OpKind::Input: {
           const ir::Value& v = g.value(op.results[0]);
-          vals[static_cast<size_t>(op.results[0])] = std::make_shared<FTensor>(
-              trial.input(v.name, v.shape, need[static_cast<size_t>(op.results[0])]));
+          // The same numbers as Trial::input, drawn in parallel.
+          auto t = std::make_shared<FTensor>();
+          bool withQ = need[static_cast<size_t>(op.results[0])];
+          int64_t n = ir::numElements(v.shape);
+          t->shape = v.shape;
+          t->p.resize(static_cast<size_t>(n));
+          if (withQ) t->q.resize(static_cast<size_t>(n));
+          Trial::InputKeys keys = trial.inputKeys(v.name);
+          parallelFor(pool, n, 1 << 15, [&](int64_t lo, int64_t hi) {
+            for (int64_t i = lo; i < hi; ++i) {
+              t->p[static_cast<size_t>(i)] = trial.inputP(keys, i);
+              if (withQ) t->q[static_cast<size_t>(i)] = trial.inputQ(keys, i);
+            }
+          });
+          vals[static_cast<size_t>(op.results[0])] = std::move(t);
           break;
         }
         case OpKind::Const:
