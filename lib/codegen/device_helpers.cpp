@@ -46,6 +46,10 @@ __device__ __forceinline__ void mg_copy16(void* smem, const void* gmem) {
   *reinterpret_cast<uint4*>(smem) = *reinterpret_cast<const uint4*>(gmem);
 #endif
 }
+// One 16-byte store of a vector staged in registers.
+__device__ __forceinline__ void mg_store16(void* dst, const void* src) {
+  *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(src);
+}
 __device__ __forceinline__ void mg_copy16_wait() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   asm volatile("cp.async.wait_all;\n" ::);

@@ -406,6 +406,7 @@ inline void mg_mma_m16n8k16_bf16(float* d, const unsigned* a, const unsigned* b)
 
 inline void mg_copy16(void* smem, const void* gmem) { memcpy(smem, gmem, 16); }
 inline void mg_copy16_wait() {}
+inline void mg_store16(void* dst, const void* src) { memcpy(dst, src, 16); }
 inline void mg_cp_async_commit() {}
 inline void mg_cp_async_wait_1() {}
 )SHIM";

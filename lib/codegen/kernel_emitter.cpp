@@ -828,27 +828,52 @@ class Emitter {
     Shape full = t;
     for (int g = 0; g < 3; ++g)
       if (op.omap[g] >= 0) full[static_cast<size_t>(op.omap[g])] *= cfg_.grid[static_cast<size_t>(g)];
+    // Offset in the result of tile coordinates c: block g writes chunk
+    // blockIdx.g of the dim omap maps it to.
+    auto offsetIn = [&](const std::vector<std::string>& c) {
+      std::vector<std::string> terms;
+      int64_t stride = 1;
+      for (int d = static_cast<int>(r) - 1; d >= 0; --d) {
+        std::vector<std::string> parts;
+        if (c[static_cast<size_t>(d)] != "0") parts.push_back(c[static_cast<size_t>(d)]);
+        for (int g = 0; g < 3; ++g)
+          if (op.omap[g] == d && cfg_.grid[static_cast<size_t>(g)] > 1)
+            parts.push_back(t[static_cast<size_t>(d)] == 1
+                                ? gridIndex(g)
+                                : fmt::format("{} * {}LL", gridIndex(g), t[static_cast<size_t>(d)]));
+        if (!parts.empty())
+          terms.push_back(stride == 1 ? fmt::format("({})", fmt::join(parts, " + "))
+                                      : fmt::format("({}) * {}LL", fmt::join(parts, " + "), stride));
+        stride *= full[static_cast<size_t>(d)];
+      }
+      return terms.empty() ? std::string("0") : fmt::format("{}", fmt::join(terms, " + "));
+    };
+    std::string out = fmt::format("g_res{}", op.resultIndex);
+    std::string head = fmt::format("    // save into result {} ({} of {})\n", op.resultIndex, ir::shapeToString(t),
+                                   ir::shapeToString(full));
+    int64_t vec = 16 / ir::dtypeBytes(dtype_);
+    if (opt_.fastPaths && t.back() % vec == 0 && full.back() % vec == 0) {
+      // 16-byte stores: each thread converts one vector of the row and
+      // writes it at once.
+      fastPaths_.insert("16-byte stores");
+      Shape vs = t;
+      vs.back() /= vec;
+      std::string decl;
+      auto c = coords(vs, "i", "c", decl);
+      std::string base = c.back() == "0" ? "0" : fmt::format("{} * {}", c.back(), vec);
+      auto ce = c;
+      ce.back() = base == "0" ? "e" : fmt::format("{} + e", base);
+      auto cb = c;
+      cb.back() = base;
+      std::string body = fmt::format(
+          "__align__(16) {} mg_v[{}];\n      for (int e = 0; e < {}; ++e) mg_store(&mg_v[e], {});\n"
+          "      mg_store16(&{}[{}], mg_v);",
+          elemType(dtype_), vec, vec, expr(v, ce), out, offsetIn(cb));
+      return head + elementLoop(vs, body, decl);
+    }
     std::string decl;
     auto c = coords(t, "i", "c", decl);
-    std::vector<std::string> terms;
-    int64_t stride = 1;
-    for (int d = static_cast<int>(r) - 1; d >= 0; --d) {
-      std::vector<std::string> parts;
-      if (c[static_cast<size_t>(d)] != "0") parts.push_back(c[static_cast<size_t>(d)]);
-      for (int g = 0; g < 3; ++g)
-        if (op.omap[g] == d && cfg_.grid[static_cast<size_t>(g)] > 1)
-          parts.push_back(t[static_cast<size_t>(d)] == 1 ? gridIndex(g)
-                                                         : fmt::format("{} * {}LL", gridIndex(g), t[static_cast<size_t>(d)]));
-      if (!parts.empty())
-        terms.push_back(stride == 1 ? fmt::format("({})", fmt::join(parts, " + "))
-                                    : fmt::format("({}) * {}LL", fmt::join(parts, " + "), stride));
-      stride *= full[static_cast<size_t>(d)];
-    }
-    std::string offset = terms.empty() ? "0" : fmt::format("{}", fmt::join(terms, " + "));
-    std::string out = fmt::format("g_res{}", op.resultIndex);
-    return fmt::format("    // save into result {} ({} of {})\n", op.resultIndex, ir::shapeToString(t),
-                       ir::shapeToString(full)) +
-           elementLoop(t, fmt::format("mg_store(&{}[{}], {});", out, offset, expr(v, c)), decl);
+    return head + elementLoop(t, fmt::format("mg_store(&{}[{}], {});", out, offsetIn(c), expr(v, c)), decl);
   }
 
   std::string emitStatement(const Stmt& st) {
