@@ -9,6 +9,7 @@
 // owner may extend it; callers rely on what is declared here.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -47,7 +48,10 @@ class Verifier {
   Verifier& operator=(const Verifier&) = delete;
 
   // Cheap test that rejects most wrong candidates (one trial, a sample of
-  // output elements). False means certainly not equivalent.
+  // output elements computed demand-driven). False means certainly not
+  // equivalent: the candidate differs at a sampled element, so check() will
+  // not prove it (mismatched signatures also give false). A zero divisor
+  // makes it inconclusive: true.
   bool precheck(const ir::Graph& candidate) const;
 
   // The full check on every output element and all trials.
