@@ -731,9 +731,12 @@ class Parser {
     }
     bool ok = checkNewName(name);
     ValueId v = kNoValue;
+    bodyStmtName_ = &name;
     try {
       v = expression(0);
+      bodyStmtName_ = nullptr;
     } catch (const SyntaxError&) {
+      bodyStmtName_ = nullptr;
       if (ok) body_->locals.bind(std::string(name.text), Binding{kNoValue, name.loc, false, Binding::Kind::Tensor});
       throw;
     }
@@ -802,6 +805,14 @@ class Parser {
                                  n));
         return kNoValue;
       }
+      if (bodyStmtName_ && bodyStmtName_->text == n) {
+        error(t.loc, fmt::format("'{}' is used in its own definition", n));
+        return kNoValue;
+      }
+      if (const Token* later = laterBodyBinding(n)) {
+        error(t.loc, fmt::format("'{}' is used before it is bound (at {})", n, locText(later->loc)));
+        return kNoValue;
+      }
       error(t.loc, fmt::format("use of undefined name '{}'", n));
       return kNoValue;
     }
@@ -820,6 +831,21 @@ class Parser {
     }
     error(t.loc, fmt::format("use of undefined name '{}'", n));
     return kNoValue;
+  }
+
+  // Where `name` is bound further down the current kernel body (a statement
+  // `name = ...` that starts a line), or null.
+  const Token* laterBodyBinding(std::string_view name) const {
+    int depth = 0;
+    for (size_t i = pos_; i + 1 < toks_.size(); ++i) {
+      const Token& t = toks_[i];
+      if (t.kind == TokenKind::LBrace) ++depth;
+      if (t.kind == TokenKind::RBrace && --depth < 0) return nullptr;
+      if (depth == 0 && t.kind == TokenKind::Ident && t.firstOnLine && t.text == name &&
+          toks_[i + 1].kind == TokenKind::Equals)
+        return &t;
+    }
+    return nullptr;
   }
 
   KwArg keywordArg() {
@@ -1252,6 +1278,7 @@ class Parser {
   Scope names_;
   std::unordered_map<std::string, SourceLoc> laterGraphNames_;
   std::vector<const Token*> stmtNames_;  // the names the current statement binds
+  const Token* bodyStmtName_ = nullptr;  // the name the current body statement binds
   BodyContext* body_ = nullptr;
   SourceLoc dtypeLoc_;
   bool sawOutput_ = false;
