@@ -68,6 +68,8 @@ struct BodyKeyHash {
   }
 };
 
+struct OverBudget {};  // thrown out of the recursion when the budget is spent
+
 }  // namespace
 
 struct LazyEvaluator::Impl {
@@ -80,6 +82,7 @@ struct LazyEvaluator::Impl {
 
   const ir::Graph& g;
   const Trial& trial;
+  int64_t budget;
   std::vector<char> need;
   std::vector<FTensor> constants;  // by program value
   std::vector<Trial::InputKeys> inputKeys;
@@ -87,7 +90,7 @@ struct LazyEvaluator::Impl {
   std::unordered_map<u64, Elem> memo;       // (value << 40) | flat
   std::unordered_map<BodyKey, Elem, BodyKeyHash> bodyMemo;
 
-  Impl(const ir::Graph& graph, const Trial& t) : g(graph), trial(t) {
+  Impl(const ir::Graph& graph, const Trial& t, int64_t b) : g(graph), trial(t), budget(b) {
     need = residueDemand(g);
     constants.resize(g.values.size());
     inputKeys.resize(g.values.size());
@@ -293,8 +296,13 @@ struct LazyEvaluator::Impl {
     return k != OpKind::Input && k != OpKind::Const && k != OpKind::Tile && k != OpKind::Transpose;
   }
 
+  void spend() {
+    if (--budget < 0) throw OverBudget{};
+  }
+
   // A program-level value's element.
   bool element(ValueId v, int64_t flat, Elem& out) {
+    spend();
     const ir::Op& op = g.producer(v);
     bool useMemo = memoized(op.kind);
     u64 key = (static_cast<u64>(v) << 40) | static_cast<u64>(flat);
@@ -351,6 +359,7 @@ struct LazyEvaluator::Impl {
   // values computed after the loop).
   bool bodyElement(const ir::Op& kop, int kIndex, int64_t linear, ValueId v, int iteration,
                    int64_t flat, Elem& out) {
+    spend();
     const Kernel& k = kernels.at(kIndex);
     const ir::Graph& body = *kop.body;
     const ir::KernelConfig& cfg = kop.config;
@@ -432,12 +441,16 @@ struct LazyEvaluator::Impl {
   }
 };
 
-LazyEvaluator::LazyEvaluator(const ir::Graph& g, const Trial& trial)
-    : impl_(std::make_unique<Impl>(g, trial)) {}
+LazyEvaluator::LazyEvaluator(const ir::Graph& g, const Trial& trial, int64_t budget)
+    : impl_(std::make_unique<Impl>(g, trial, budget)) {}
 LazyEvaluator::~LazyEvaluator() = default;
 
-bool LazyEvaluator::output(size_t o, int64_t flat, Elem& out) {
-  return impl_->element(impl_->g.outputs.at(o), flat, out);
+LazyEvaluator::Status LazyEvaluator::output(size_t o, int64_t flat, Elem& out) {
+  try {
+    return impl_->element(impl_->g.outputs.at(o), flat, out) ? Status::Ok : Status::ZeroDivisor;
+  } catch (const OverBudget&) {
+    return Status::OverBudget;
+  }
 }
 
 }  // namespace mirage::verify

@@ -24,11 +24,15 @@ struct Elem {
 
 class LazyEvaluator {
  public:
-  LazyEvaluator(const ir::Graph& g, const Trial& trial);
+  // `budget` bounds the number of element evaluations (memo hits excluded)
+  // over the evaluator's life: an output element whose cone is nearly the
+  // whole program is cheaper to get from the whole-tensor evaluation.
+  LazyEvaluator(const ir::Graph& g, const Trial& trial, int64_t budget = int64_t{1} << 62);
   ~LazyEvaluator();
-  // Element `flat` (row-major) of output o. False when a divisor it needs is
-  // zero in the field.
-  bool output(size_t o, int64_t flat, Elem& out);
+
+  enum class Status { Ok, ZeroDivisor, OverBudget };
+  // Element `flat` (row-major) of output o.
+  Status output(size_t o, int64_t flat, Elem& out);
 
  private:
   struct Impl;

@@ -21,6 +21,9 @@ namespace {
 constexpr int kMaxAttempts = 8;
 // Output elements per output that the pre-check computes.
 constexpr int kPrecheckSamples = 3;
+// Element evaluations the pre-check may spend (about 0.1 s) before it falls
+// back to evaluating trial 0 whole.
+constexpr int64_t kPrecheckBudget = int64_t{4} << 20;
 
 std::string signatureProblem(const ir::Graph& ref, const ir::Graph& cand) {
   if (ref.dtype != cand.dtype)
@@ -155,7 +158,7 @@ bool Verifier::precheck(const ir::Graph& candidate) const {
   Trial trial(impl_->options.seed, 0, static_cast<u64>(attempt));
   // A few output elements of the candidate, each computed from only what it
   // depends on; the first disagreement is a witness.
-  LazyEvaluator lazy(candidate, trial);
+  LazyEvaluator lazy(candidate, trial, kPrecheckBudget);
   for (size_t o = 0; o < ref.outputs.size(); ++o) {
     const FTensor& r = *ref.outputs[o];
     if (candidate.value(candidate.outputs[o]).shape != r.shape) return false;
@@ -168,7 +171,14 @@ bool Verifier::precheck(const ir::Graph& candidate) const {
     for (int s = 0; s < kPrecheckSamples && s < n; ++s) {
       int64_t flat = s == 2 ? second : (first + s) % n;
       Elem e;
-      if (!lazy.output(o, flat, e)) return true;  // a zero divisor: inconclusive, leave it to check()
+      LazyEvaluator::Status st = lazy.output(o, flat, e);
+      if (st == LazyEvaluator::Status::ZeroDivisor) return true;  // inconclusive: leave it to check()
+      if (st == LazyEvaluator::Status::OverBudget) {
+        // The sampled elements depend on most of the program: evaluate
+        // trial 0 whole instead (check() reuses it through the cache).
+        Verdict unused;
+        return impl_->runTrial(candidate, 0, unused);
+      }
       if (e.p != r.p[static_cast<size_t>(flat)]) return false;
     }
   }
