@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "builders.h"
+#include "lazy_eval.h"
 #include "mirage/verify/fingerprint.h"
 #include "mirage/verify/report.h"
 #include "mirage/verify/verifier.h"
@@ -128,4 +129,20 @@ TEST_CASE("structural hashes identify equal subgraphs; the cache reuses them", "
   FingerprintCache tiny(16);
   evaluateProgram(a, t, nullptr, &tiny);
   CHECK(tiny.bytes() == 0);
+}
+
+TEST_CASE("single-element evaluation agrees with whole tensors and respects its budget", "[verifier]") {
+  ir::Graph g = chain(0);
+  Trial t(11, 0, 0);
+  EvalResult full = evaluateProgram(g, t, nullptr);
+  REQUIRE(full.status == EvalStatus::Ok);
+  LazyEvaluator lazy(g, t);
+  for (int64_t i = 0; i < 64; ++i) {
+    Elem e;
+    REQUIRE(lazy.output(0, i, e) == LazyEvaluator::Status::Ok);
+    CHECK(e.p == full.outputs[0]->p[static_cast<size_t>(i)]);
+  }
+  LazyEvaluator poor(g, t, 10);  // one element of (A B) C needs 8 + 64 evaluations
+  Elem e;
+  CHECK(poor.output(0, 0, e) == LazyEvaluator::Status::OverBudget);
 }
