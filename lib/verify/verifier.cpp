@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "bound.h"
+#include "mirage/ir/check.h"
 #include "hash.h"
 #include "lazy_eval.h"
 #include "mirage/verify/fingerprint.h"
@@ -124,7 +125,18 @@ struct Verifier::Impl {
     return false;
   }
 
+  std::string referenceProblem;  // set when the reference is not a legal program
+
   bool signatureOk(const ir::Graph& cand, Verdict& v) const {
+    // Graphs from the search did not pass through the parser: an illegal one
+    // is rejected here rather than evaluated out of bounds.
+    std::string illegal = referenceProblem.empty() ? ir::checkProgram(cand) : std::string();
+    if (!referenceProblem.empty() || !illegal.empty()) {
+      v.equivalent = false;
+      v.message = referenceProblem.empty() ? "the candidate is not a legal program: " + illegal
+                                           : "the reference is not a legal program: " + referenceProblem;
+      return false;
+    }
     std::string problem = signatureProblem(ref, cand);
     if (problem.empty()) return true;
     v.equivalent = false;
@@ -140,7 +152,8 @@ Verifier::Verifier(const ir::Graph& reference, Options options) : impl_(std::mak
   impl_->pool = std::make_unique<ThreadPool>(options.threads);
   impl_->options.threads = impl_->pool->threads();
   impl_->cache = std::make_unique<FingerprintCache>(options.cacheBytes);
-  impl_->refStats = boundStats(reference);
+  impl_->referenceProblem = ir::checkProgram(reference);
+  if (impl_->referenceProblem.empty()) impl_->refStats = boundStats(reference);
 }
 
 Verifier::~Verifier() = default;

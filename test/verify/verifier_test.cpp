@@ -146,3 +146,14 @@ TEST_CASE("single-element evaluation agrees with whole tensors and respects its 
   Elem e;
   CHECK(poor.output(0, 0, e) == LazyEvaluator::Status::OverBudget);
 }
+
+TEST_CASE("an illegal candidate is rejected, not evaluated", "[verifier]") {
+  ir::Graph bad = chain(0);
+  // Corrupt the recorded shape of the output, as a buggy producer might.
+  bad.values[static_cast<size_t>(bad.outputs[0])].shape = {8, 9};
+  Verifier v(chain(0));
+  CHECK_FALSE(v.precheck(bad));
+  Verdict r = v.check(bad);
+  CHECK_FALSE(r.equivalent);
+  CHECK(r.message.find("not a legal program") != std::string::npos);
+}
