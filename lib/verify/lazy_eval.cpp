@@ -36,12 +36,12 @@ int64_t flatten(const Index& idx, const Shape& s) {
 }
 
 // The index into an operand of shape `in` that broadcasts to output index
-// `idx` of shape `out` (right-aligned, size-1 dims stretch).
-int64_t broadcastIndex(const Index& idx, const Shape& out, const Shape& in) {
-  size_t off = out.size() - in.size();
-  int64_t f = 0;
-  for (size_t i = 0; i < in.size(); ++i) f = f * in[i] + (in[i] == 1 ? 0 : idx[off + i]);
-  return f;
+// `idx` of rank `outRank` (right-aligned, size-1 dims stretch).
+Index broadcastIndex(const Index& idx, size_t outRank, const Shape& in) {
+  size_t off = outRank - in.size();
+  Index r{};
+  for (size_t i = 0; i < in.size(); ++i) r[i] = in[i] == 1 ? 0 : idx[off + i];
+  return r;
 }
 
 KeyKind randomKey(OpKind kind) {
@@ -53,6 +53,12 @@ KeyKind randomKey(OpKind kind) {
     default: return KeyKind::Relu;
   }
 }
+
+// A block of a kernel's grid: its coordinates and its linear number.
+struct Block {
+  int64_t at[3];
+  int64_t linear;
+};
 
 struct BodyKey {
   int32_t kernel, value, iteration;
@@ -134,16 +140,15 @@ struct LazyEvaluator::Impl {
     return e;
   }
 
-  // The rule of a pre-defined operator at one element. `fetch(v, flat, e)`
-  // gives operand elements in the same context (program, or kernel block and
-  // iteration).
+  // The rule of a pre-defined operator at one element (a multi-index: no
+  // divisions on this path). `fetch(v, index, e)` gives operand elements in
+  // the same context (program, or kernel block and iteration).
   template <class Fetch>
-  bool opElement(const ir::Graph& graph, const ir::Op& op, ValueId res, int64_t flat, bool needQ,
+  bool opElement(const ir::Graph& graph, const ir::Op& op, ValueId res, const Index& idx, bool needQ,
                  Fetch&& fetch, Elem& out) {
     const MontField& P = trial.P();
     const MontField& Q = trial.Q();
     const Shape& shape = graph.value(res).shape;
-    Index idx = unflatten(flat, shape);
     out = Elem{};
     switch (op.kind) {
       case OpKind::Add:
@@ -151,8 +156,8 @@ struct LazyEvaluator::Impl {
       case OpKind::Mul:
       case OpKind::Div: {
         Elem a, b;
-        if (!fetch(op.inputs[0], broadcastIndex(idx, shape, graph.value(op.inputs[0]).shape), a)) return false;
-        if (!fetch(op.inputs[1], broadcastIndex(idx, shape, graph.value(op.inputs[1]).shape), b)) return false;
+        if (!fetch(op.inputs[0], broadcastIndex(idx, shape.size(), graph.value(op.inputs[0]).shape), a)) return false;
+        if (!fetch(op.inputs[1], broadcastIndex(idx, shape.size(), graph.value(op.inputs[1]).shape), b)) return false;
         out.hasQ = a.hasQ && b.hasQ && needQ;
         if (op.kind == OpKind::Add) {
           out.p = P.add(a.p, b.p);
@@ -176,16 +181,19 @@ struct LazyEvaluator::Impl {
         const Shape& bs = graph.value(op.inputs[1]).shape;
         size_t r = shape.size();
         int64_t K = as.back();
-        Shape lead(shape.begin(), shape.end() - 2);
-        Shape la(as.begin(), as.end() - 2), lb(bs.begin(), bs.end() - 2);
-        int64_t am = broadcastIndex(idx, lead, la), bm = broadcastIndex(idx, lead, lb);
-        int64_t i = idx[r - 2], j = idx[r - 1], N = bs.back(), M = as[as.size() - 2];
+        // Operand indices: the broadcast batch index, then (i, k) and (k, j).
+        Index ai = broadcastIndex(idx, r, as), bi = broadcastIndex(idx, r, bs);
+        size_t ra = as.size(), rb = bs.size();
+        ai[ra - 2] = idx[r - 2];
+        bi[rb - 1] = idx[r - 1];
         u64 sp = 0, sq = 0;
         bool withQ = needQ;
         for (int64_t k = 0; k < K; ++k) {
           Elem a, b;
-          if (!fetch(op.inputs[0], (am * M + i) * K + k, a)) return false;
-          if (!fetch(op.inputs[1], (bm * K + k) * N + j, b)) return false;
+          ai[ra - 1] = k;
+          bi[rb - 2] = k;
+          if (!fetch(op.inputs[0], ai, a)) return false;
+          if (!fetch(op.inputs[1], bi, b)) return false;
           withQ = withQ && a.hasQ && b.hasQ;
           sp = P.add(sp, P.mul(a.p, b.p));
           if (withQ) sq = Q.add(sq, Q.mul(a.q, b.q));
@@ -197,7 +205,7 @@ struct LazyEvaluator::Impl {
       }
       case OpKind::Exp: {
         Elem x;
-        if (!fetch(op.inputs[0], flat, x)) return false;
+        if (!fetch(op.inputs[0], idx, x)) return false;
         if (x.hasQ) {
           out.p = trial.expOmega(Q.fromMont(x.q));
           return true;
@@ -209,7 +217,7 @@ struct LazyEvaluator::Impl {
       }
       case OpKind::Square: {
         Elem x;
-        if (!fetch(op.inputs[0], flat, x)) return false;
+        if (!fetch(op.inputs[0], idx, x)) return false;
         out.p = P.mul(x.p, x.p);
         out.hasQ = x.hasQ && needQ;
         out.q = out.hasQ ? Q.mul(x.q, x.q) : 0;
@@ -221,7 +229,7 @@ struct LazyEvaluator::Impl {
       case OpKind::Gelu:
       case OpKind::Relu: {
         Elem x;
-        if (!fetch(op.inputs[0], flat, x)) return false;
+        if (!fetch(op.inputs[0], idx, x)) return false;
         KeyKind k = randomKey(op.kind);
         out.p = trial.randomP(k, x.p);
         out.hasQ = needQ;
@@ -246,7 +254,7 @@ struct LazyEvaluator::Impl {
         for (int64_t j = idx[static_cast<size_t>(d)]; j < n; j += s) {
           xi[static_cast<size_t>(d)] = j;
           Elem x;
-          if (!fetch(op.inputs[0], flatten(xi, xs), x)) return false;
+          if (!fetch(op.inputs[0], xi, x)) return false;
           if (op.kind == OpKind::ReduceMax) {
             mx = P.add(mx, x.isMax ? x.mx : maxElementHash(x.p, trial));
             continue;
@@ -272,7 +280,7 @@ struct LazyEvaluator::Impl {
         Index xi = idx;
         std::swap(xi[static_cast<size_t>(op.dim)], xi[static_cast<size_t>(op.dim1)]);
         Elem x;
-        if (!fetch(op.inputs[0], flatten(xi, graph.value(op.inputs[0]).shape), x)) return false;
+        if (!fetch(op.inputs[0], xi, x)) return false;
         out = x;
         out.hasQ = x.hasQ && needQ;
         if (!out.hasQ) out.q = 0;
@@ -301,10 +309,11 @@ struct LazyEvaluator::Impl {
   }
 
   // A program-level value's element.
-  bool element(ValueId v, int64_t flat, Elem& out) {
+  bool element(ValueId v, const Index& idx, Elem& out) {
     spend();
     const ir::Op& op = g.producer(v);
     bool useMemo = memoized(op.kind);
+    int64_t flat = flatten(idx, g.value(v).shape);
     u64 key = (static_cast<u64>(v) << 40) | static_cast<u64>(flat);
     if (useMemo) {
       if (auto it = memo.find(key); it != memo.end()) {
@@ -324,10 +333,10 @@ struct LazyEvaluator::Impl {
         break;
       }
       case OpKind::Const: out = fromConstant(constants[static_cast<size_t>(v)], true); break;
-      case OpKind::Kernel: ok = kernelResult(op, v, flat, out); break;
+      case OpKind::Kernel: ok = kernelResult(op, v, idx, out); break;
       default:
-        ok = opElement(g, op, v, flat, needQ,
-                       [&](ValueId in, int64_t f, Elem& e) { return element(in, f, e); }, out);
+        ok = opElement(g, op, v, idx, needQ,
+                       [&](ValueId in, const Index& i, Elem& e) { return element(in, i, e); }, out);
     }
     if (ok && useMemo) memo.emplace(key, out);
     return ok;
@@ -335,30 +344,29 @@ struct LazyEvaluator::Impl {
 
   int opIndex(const ir::Op& op) const { return static_cast<int>(&op - g.ops.data()); }
 
-  bool kernelResult(const ir::Op& kop, ValueId v, int64_t flat, Elem& out) {
+  bool kernelResult(const ir::Op& kop, ValueId v, const Index& idx, Elem& out) {
     int kIndex = opIndex(kop);
     const Kernel& k = kernels.at(kIndex);
     const ir::Graph& body = *kop.body;
     size_t r = static_cast<size_t>(g.value(v).resultIndex);
     const ir::Op& save = body.ops[static_cast<size_t>(k.saveOf[r])];
     const Shape& tile = body.value(save.inputs[0]).shape;
-    Index idx = unflatten(flat, g.value(v).shape);
-    int64_t block[3] = {0, 0, 0};
+    Block block{{0, 0, 0}, 0};
     for (int gd = 0; gd < 3; ++gd) {
       int d = save.omap[static_cast<size_t>(gd)];
       if (d >= 0 && kop.config.grid[static_cast<size_t>(gd)] > 1)
-        block[gd] = idx[static_cast<size_t>(d)] / tile[static_cast<size_t>(d)];
+        block.at[gd] = idx[static_cast<size_t>(d)] / tile[static_cast<size_t>(d)];
     }
     Index local = idx;
     for (size_t d = 0; d < tile.size(); ++d) local[d] = idx[d] % tile[d];
-    int64_t linear = block[0] + kop.config.grid[0] * (block[1] + kop.config.grid[1] * block[2]);
-    return bodyElement(kop, kIndex, linear, save.inputs[0], -1, flatten(local, tile), out);
+    block.linear = block.at[0] + kop.config.grid[0] * (block.at[1] + kop.config.grid[1] * block.at[2]);
+    return bodyElement(kop, kIndex, block, save.inputs[0], -1, local, out);
   }
 
-  // Element `flat` of body value v in block `linear` at `iteration` (-1 for
-  // values computed after the loop).
-  bool bodyElement(const ir::Op& kop, int kIndex, int64_t linear, ValueId v, int iteration,
-                   int64_t flat, Elem& out) {
+  // Element `idx` of body value v in `block` at `iteration` (-1 for values
+  // computed after the loop).
+  bool bodyElement(const ir::Op& kop, int kIndex, const Block& block, ValueId v, int iteration,
+                   const Index& idx, Elem& out) {
     spend();
     const Kernel& k = kernels.at(kIndex);
     const ir::Graph& body = *kop.body;
@@ -366,7 +374,8 @@ struct LazyEvaluator::Impl {
     if (k.after[static_cast<size_t>(v)]) iteration = -1;
     const ir::Op& op = body.producer(v);
     bool useMemo = memoized(op.kind);
-    BodyKey key{kIndex, v, iteration, linear, flat};
+    int64_t flat = flatten(idx, body.value(v).shape);
+    BodyKey key{kIndex, v, iteration, block.linear, flat};
     if (useMemo) {
       if (auto it = bodyMemo.find(key); it != bodyMemo.end()) {
         out = it->second;
@@ -380,17 +389,19 @@ struct LazyEvaluator::Impl {
       case OpKind::Tile: {
         int a = k.argIndex[static_cast<size_t>(op.inputs[0])];
         ValueId arg = kop.inputs[static_cast<size_t>(a)];
-        const Shape& full = g.value(arg).shape;
         const Shape& tile = body.value(v).shape;
-        int64_t block[3] = {linear % cfg.grid[0], (linear / cfg.grid[0]) % cfg.grid[1],
-                            linear / (cfg.grid[0] * cfg.grid[1])};
-        Index idx = unflatten(flat, tile);
+        Index at = idx;
+        // The offset of this block's tile: imap'd dims move by whole tiles
+        // (tile extent times the fmap split when the dim is also fmap'd).
         for (int gd = 0; gd < 3; ++gd) {
           int d = op.imap[static_cast<size_t>(gd)];
-          if (d >= 0) idx[static_cast<size_t>(d)] += block[gd] * (full[static_cast<size_t>(d)] / cfg.grid[static_cast<size_t>(gd)]);
+          if (d >= 0) {
+            int64_t chunk = tile[static_cast<size_t>(d)] * (op.fmap == d ? cfg.forloop : 1);
+            at[static_cast<size_t>(d)] += block.at[gd] * chunk;
+          }
         }
-        if (op.fmap >= 0) idx[static_cast<size_t>(op.fmap)] += iteration * tile[static_cast<size_t>(op.fmap)];
-        ok = element(arg, flatten(idx, full), out);
+        if (op.fmap >= 0) at[static_cast<size_t>(op.fmap)] += iteration * tile[static_cast<size_t>(op.fmap)];
+        ok = element(arg, at, out);
         if (ok && !needQ) {
           out.hasQ = false;
           out.q = 0;
@@ -404,7 +415,7 @@ struct LazyEvaluator::Impl {
         bool withQ = needQ;
         Elem x;
         for (int it = 0; it < cfg.forloop && ok; ++it) {
-          ok = bodyElement(kop, kIndex, linear, op.inputs[0], it, flat, x);
+          ok = bodyElement(kop, kIndex, block, op.inputs[0], it, idx, x);
           if (!ok) break;
           if (op.accumOp == ir::AccumOp::Max) {
             mx = P.add(mx, x.isMax ? x.mx : maxElementHash(x.p, trial));
@@ -430,9 +441,9 @@ struct LazyEvaluator::Impl {
         break;
       }
       default:
-        ok = opElement(body, op, v, flat, needQ,
-                       [&](ValueId in, int64_t f, Elem& e) {
-                         return bodyElement(kop, kIndex, linear, in, iteration, f, e);
+        ok = opElement(body, op, v, idx, needQ,
+                       [&](ValueId in, const Index& i, Elem& e) {
+                         return bodyElement(kop, kIndex, block, in, iteration, i, e);
                        },
                        out);
     }
@@ -447,7 +458,9 @@ LazyEvaluator::~LazyEvaluator() = default;
 
 LazyEvaluator::Status LazyEvaluator::output(size_t o, int64_t flat, Elem& out) {
   try {
-    return impl_->element(impl_->g.outputs.at(o), flat, out) ? Status::Ok : Status::ZeroDivisor;
+    ValueId v = impl_->g.outputs.at(o);
+    return impl_->element(v, unflatten(flat, impl_->g.value(v).shape), out) ? Status::Ok
+                                                                            : Status::ZeroDivisor;
   } catch (const OverBudget&) {
     return Status::OverBudget;
   }
