@@ -27,7 +27,7 @@ uint64_t fnv1a(const std::string& s) {
 
 std::string cacheKey(const ir::Graph& program, const search::Limits& limits, const std::string& arch) {
   std::string material = fmt::format(
-      "mirage-opt {}\narch {}\nlimits {} {} {} {} {}\n{}", MIRAGE_VERSION, arch, limits.maxKernels,
+      "mirage-opt {}\narch {}\nlimits {} {} {} {} {} {}\n{}", MIRAGE_VERSION, arch, limits.maxKernels, limits.maxDiscrepancies,
       limits.maxBlockOps, limits.maxGridDims, limits.smemBytesPerBlock, limits.maxCandidatesPerTemplate,
       ir::printGraph(program));
   // Two independent hashes make an accidental collision negligible.

@@ -189,6 +189,8 @@ bool searchOrCache(Run& run) {
   verify::Verifier verifier(run.program, vopt);
   search::Options sopt;
   sopt.limits = opt.limits;
+  // The per-block shared memory the target offers bounds the working set.
+  if (run.arch.smemBytesPerBlock > 0) sopt.limits.smemBytesPerBlock = run.arch.smemBytesPerBlock;
   sopt.timeLimitSeconds = budget;
   sopt.jobs = jobsFor(opt);
   sopt.seed = opt.seed;

@@ -130,11 +130,12 @@ std::vector<Config> enumerateConfigs(const Context& ctx, const Plan& plan, bool 
 
 class BodySearch {
  public:
-  BodySearch(Context& ctx, Plan& plan, const Config& cfg, bool final, int kernelsLeft, int depth)
-      : ctx_(ctx), plan_(plan), cfg_(cfg), final_(final), kernelsLeft_(kernelsLeft), depth_(depth) {
+  BodySearch(Context& ctx, Plan& plan, const Config& cfg, bool final, int kernelsLeft, int discrepancies)
+      : ctx_(ctx), plan_(plan), cfg_(cfg), final_(final), kernelsLeft_(kernelsLeft),
+        depth_(ctx.limits->maxBlockOps), discLeft_(discrepancies) {
     tiled_.assign(plan.tensors.size(), -1);
     // Moves hold references into vals_ across the recursion: never reallocate.
-    size_t most = plan.tensors.size() + 2 * static_cast<size_t>(depth) + 8;
+    size_t most = plan.tensors.size() + 2 * static_cast<size_t>(depth_) + 8;
     vals_.reserve(most);
     ops_.reserve(most);
   }
@@ -147,12 +148,28 @@ class BodySearch {
   const Config& cfg_;
   bool final_;
   int kernelsLeft_;
-  int depth_;
+  int depth_;     // operators a body may still get
+  int discLeft_;  // moves off the program's own terms still allowed (see preferred)
   std::vector<BVal> vals_;
   std::vector<BodyOp> ops_;
   std::vector<int> tiled_;  // per tensor: its tile's value, or -1
   uint64_t stateHash_ = 0;
-  std::unordered_map<uint64_t, int> seen_;  // state -> the most depth left it was explored with
+  // state -> the (operators, discrepancies) left it was explored with
+  std::unordered_map<uint64_t, std::pair<int, int>> seen_;
+
+  // Explores the state just pushed unless it was explored with at least as
+  // much budget.
+  void descend(int opsLeft) {
+    auto [it, inserted] = seen_.emplace(stateHash_, std::make_pair(opsLeft, discLeft_));
+    if (!inserted) {
+      if (it->second.first >= opsLeft && it->second.second >= discLeft_) {
+        ++ctx_.stats.duplicates;
+        return;
+      }
+      it->second = {std::max(it->second.first, opsLeft), std::max(it->second.second, discLeft_)};
+    }
+    dfs(opsLeft);
+  }
 
   bool loopIsPartial() const { return cfg_.loop != kUnit && partialOf(cfg_.loop) != 0; }
   Label loopPartial() const { return partialOf(cfg_.loop); }
@@ -309,7 +326,8 @@ class BodySearch {
     return key(op) > key(ops_.back());
   }
 
-  bool duplicateValue(const BVal& v) const {
+  bool duplicateValue(BVal& v) const {
+    if (!v.sig) v.sig = signature(v);
     for (const BVal& w : vals_)
       if (w.sig == v.sig && w.expr == v.expr && w.after == v.after && w.labels == v.labels &&
           w.shape == v.shape)
@@ -318,7 +336,7 @@ class BodySearch {
   }
 
   void push(const BodyOp& op, BVal v) {
-    v.sig = signature(v);
+    if (!v.sig) v.sig = signature(v);
     if (op.in0 >= 0) ++vals_[static_cast<size_t>(op.in0)].uses;
     if (op.in1 >= 0) ++vals_[static_cast<size_t>(op.in1)].uses;
     if (op.kind == ir::OpKind::Tile) tiled_[static_cast<size_t>(op.arg)] = static_cast<int>(vals_.size());
@@ -339,22 +357,60 @@ class BodySearch {
 
   // Tries one extension; `second` (optional) is applied on top of the first
   // as one move (a scale followed by a shift).
+  // Results of operators on values, keyed by the operator and the operands'
+  // signatures: states share most of their values, so most moves are
+  // answered from here.
+  struct Outcome {
+    bool legal = false;
+    BVal v;
+  };
+  std::unordered_map<uint64_t, Outcome> outcomes_;
+
+  bool makeCached(const BodyOp& op, BVal& v) {
+    uint64_t k = mix(static_cast<uint64_t>(op.kind) * 1000003 + static_cast<uint64_t>(op.dim) * 7 +
+                     static_cast<uint64_t>(op.reduceToInner + 1) * 131 + static_cast<uint64_t>(op.hasScalar));
+    k = mix(k ^ vals_[static_cast<size_t>(op.in0)].sig);
+    if (op.in1 >= 0) k = mix(k ^ (vals_[static_cast<size_t>(op.in1)].sig * 3));
+    if (op.hasScalar) k = mix(k ^ static_cast<uint64_t>(op.scalar.num) ^ (static_cast<uint64_t>(op.scalar.den) << 32));
+    auto it = outcomes_.find(k);
+    if (it == outcomes_.end()) {
+      Outcome o;
+      o.legal = makeValue(op, o.v);
+      if (o.legal) o.v.sig = signature(o.v);
+      it = outcomes_.emplace(k, std::move(o)).first;
+    }
+    if (!it->second.legal) return false;
+    v = it->second.v;
+    return true;
+  }
+
   void tryMove(BodyOp op, int depthLeft, const BodyOp* second = nullptr) {
+    if (!canonical(op)) {
+      ++ctx_.stats.duplicates;
+      return;
+    }
     BVal v;
     if (op.kind == ir::OpKind::Tile) {
       if (!makeTile(op.arg, op, v)) return;
-    } else if (!makeValue(op, v)) {
+    } else if (!makeCached(op, v)) {
       return;
     }
     if (!second && ctx_.prune(v.expr)) {
       ++ctx_.stats.pruned;
       return;
     }
-    if (!canonical(op) || (!second && duplicateValue(v))) {
+    if (!second && duplicateValue(v)) {
       ++ctx_.stats.duplicates;
       return;
     }
     int cost = op.kind == ir::OpKind::Tile ? 0 : 1;
+    // A value that is not one of the program's own terms (up to a constant)
+    // is a discrepancy: passes allow more and more of them.
+    int disc = (second || op.kind == ir::OpKind::Tile || ctx_.preferred(v.expr)) ? 0 : 1;
+    if (disc > discLeft_) {
+      ++ctx_.stats.deferred;
+      return;
+    }
     if (second) v.hidden = true;
     push(op, std::move(v));
     if (second) {
@@ -370,13 +426,9 @@ class BodySearch {
       push(op2, std::move(v2));
       cost = 2;
     }
-    auto [it, inserted] = seen_.emplace(stateHash_, depthLeft - cost);
-    if (inserted || it->second < depthLeft - cost) {
-      it->second = depthLeft - cost;
-      dfs(depthLeft - cost);
-    } else {
-      ++ctx_.stats.duplicates;
-    }
+    discLeft_ -= disc;
+    descend(depthLeft - cost);
+    discLeft_ += disc;
     pop();
     if (second) pop();
   }
@@ -493,11 +545,7 @@ class BodySearch {
     makeValue(op, v);
     if (ctx_.prune(v.expr) || duplicateValue(v) || !canonical(op)) return;
     push(op, std::move(v));
-    auto [it, inserted] = seen_.emplace(stateHash_, depthLeft - 1);
-    if (inserted || it->second < depthLeft - 1) {
-      it->second = depthLeft - 1;
-      dfs(depthLeft - 1);
-    }
+    descend(depthLeft - 1);
     pop();
   }
 
@@ -708,17 +756,17 @@ class BodySearch {
       plan_.partialAxis.push_back({kernelIndex, axis});
     }
     plan_.kernels.push_back(std::move(k));
-    searchKernels(ctx_, plan_, kernelsLeft_ - 1, depth_, -1);
+    searchKernels(ctx_, plan_, kernelsLeft_ - 1, discLeft_, -1);
     plan_.kernels.pop_back();
     if (usesPartial) plan_.partialAxis.pop_back();
     plan_.tensors.resize(tensorsBefore);
   }
 
  public:
-  static void searchKernels(Context& ctx, Plan& plan, int kernelsLeft, int depth, int only);
+  static void searchKernels(Context& ctx, Plan& plan, int kernelsLeft, int discrepancies, int only);
 };
 
-void BodySearch::searchKernels(Context& ctx, Plan& plan, int kernelsLeft, int depth, int only) {
+void BodySearch::searchKernels(Context& ctx, Plan& plan, int kernelsLeft, int discrepancies, int only) {
   bool final = kernelsLeft == 1;
   std::vector<Config> configs = enumerateConfigs(ctx, plan, final);
   for (size_t i = 0; i < configs.size(); ++i) {
@@ -727,7 +775,7 @@ void BodySearch::searchKernels(Context& ctx, Plan& plan, int kernelsLeft, int de
     // Intermediate kernels must split a reduction across blocks or change
     // the tiling: a kernel boundary is only worth a launch when the next
     // kernel needs every block's results.
-    BodySearch body(ctx, plan, configs[i], final, kernelsLeft, depth);
+    BodySearch body(ctx, plan, configs[i], final, kernelsLeft, discrepancies);
     body.run();
   }
 }
@@ -747,6 +795,14 @@ Plan initialPlan(const Context& ctx) {
 }
 
 }  // namespace
+
+ExprId Context::scaleFree(ExprId e) {
+  const Poly& p = exprs.poly(e);
+  if (p.terms.empty()) return e;
+  return exprs.scale(e, Rational(1) / p.terms[0].coeff);
+}
+
+bool Context::preferred(ExprId e) { return preferredSet.count(scaleFree(e)) > 0; }
 
 bool Context::prune(ExprId e) {
   if (static_cast<size_t>(e) >= pruneMemo.size()) pruneMemo.resize(exprs.size() + 1024, -1);
@@ -768,6 +824,7 @@ void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& la
   ctx.targets.clear();
   for (ir::ValueId o : program.outputs) ctx.targets.push_back(e[static_cast<size_t>(o)]);
   std::set<ExprId> fix;
+  bool targetsHaveMax = false;
   for (ExprId t : ctx.targets) {
     for (ExprId a : ctx.exprs.atomArguments(t)) fix.insert(a);
     // An exp(m)^c factor needs its argument scaled to c·m first.
@@ -783,17 +840,26 @@ void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& la
           if (at.arg < 0) continue;
           if (at.kind == AtomKind::Exp && f.exponent != Rational(1))
             fix.insert(ctx.exprs.scale(at.arg, f.exponent));
+          if (at.kind == AtomKind::Func && at.tag == static_cast<int>(ir::OpKind::ReduceMax)) targetsHaveMax = true;
           stack.push_back(at.arg);
         }
     }
   }
   ctx.fixArgs.assign(fix.begin(), fix.end());
+  // The program's own terms: values equal to one of them (up to a constant)
+  // extend a body without a discrepancy.
+  for (ExprId x : e)
+    if (x >= 0 && !ctx.exprs.isConstant(x)) ctx.preferredSet.insert(ctx.scaleFree(x));
+  for (ExprId x : ctx.fixArgs) ctx.preferredSet.insert(ctx.scaleFree(x));
   for (const ir::Op& op : program.ops)
     if (op.kind != ir::OpKind::Input && op.kind != ir::OpKind::Const && op.kind != ir::OpKind::Kernel)
       ctx.kinds.insert(op.kind == ir::OpKind::ReduceMean ? ir::OpKind::ReduceSum : op.kind);
   // A transpose is free in a block (it only renames dims), and is not needed
   // by the bodies this search builds.
   ctx.kinds.erase(ir::OpKind::Transpose);
+  // A maximum that only stabilizes a softmax cancels (the max-shift axiom):
+  // no body needs it.
+  if (!targetsHaveMax) ctx.kinds.erase(ir::OpKind::ReduceMax);
 }
 
 int countFirstConfigs(Context& ctx, int kernels) {
@@ -801,10 +867,10 @@ int countFirstConfigs(Context& ctx, int kernels) {
   return static_cast<int>(enumerateConfigs(ctx, plan, kernels == 1).size());
 }
 
-void searchPlans(Context& ctx, int kernels, int depth, int firstConfig) {
+void searchPlans(Context& ctx, int kernels, int discrepancies, int firstConfig) {
   Plan plan = initialPlan(ctx);
   for (size_t i = 0; i < plan.tensors.size(); ++i) plan.tensors[i].expr = ctx.exprs.input(static_cast<int>(i));
-  BodySearch::searchKernels(ctx, plan, kernels, depth, firstConfig);
+  BodySearch::searchKernels(ctx, plan, kernels, discrepancies, firstConfig);
 }
 
 }  // namespace mirage::search

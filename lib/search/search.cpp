@@ -45,18 +45,32 @@ std::vector<int64_t> divisorsOf(int64_t n, bool includeOne) {
   return out;
 }
 
-// Bytes of one block's working set: every body value, accumulators in f32.
+// Bytes of one block's working set in shared memory: its tiles (one
+// for-loop step of each), its accumulators (f32), and room for the two
+// largest intermediates; other values live in registers or reuse buffers.
 int64_t smemBytes(const ir::Graph& g) {
   int64_t most = 0;
   for (const ir::Op& op : g.ops) {
     if (op.kind != ir::OpKind::Kernel) continue;
-    int64_t bytes = 0;
+    int64_t fixed = 0, largest = 0, second = 0;
     for (const ir::Op& b : op.body->ops) {
       if (b.kind == ir::OpKind::Input || b.kind == ir::OpKind::Const || b.kind == ir::OpKind::Save) continue;
-      bool after = ir::isAfterLoop(*op.body, b.results[0]);
-      bytes += ir::numElements(op.body->value(b.results[0]).shape) * (after ? 4 : ir::dtypeBytes(g.dtype));
+      int64_t elements = ir::numElements(op.body->value(b.results[0]).shape);
+      if (b.kind == ir::OpKind::Tile) {
+        fixed += elements * ir::dtypeBytes(g.dtype);
+      } else if (b.kind == ir::OpKind::Accum) {
+        fixed += elements * 4;
+      } else {
+        int64_t bytes = elements * 4;
+        if (bytes > largest) {
+          second = largest;
+          largest = bytes;
+        } else {
+          second = std::max(second, bytes);
+        }
+      }
     }
-    most = std::max(most, bytes);
+    most = std::max(most, fixed + largest + second);
   }
   return most;
 }
@@ -122,8 +136,8 @@ class Engine {
       initContext(probe, program_, labels_, opt_.limits);
       for (int k = 1; k <= opt_.limits.maxKernels; ++k) {
         int configs = countFirstConfigs(probe, k);
-        for (int depth = 1; depth <= opt_.limits.maxBlockOps; ++depth)
-          for (int c = 0; c < configs; ++c) items_.push_back({k, depth, c});
+        for (int d = 0; d <= opt_.limits.maxDiscrepancies; ++d)
+          for (int c = 0; c < configs; ++c) items_.push_back({k, d, c});
       }
     }
     int jobs = std::max(1, opt_.jobs);
@@ -209,7 +223,8 @@ class Engine {
     total_.pruned += local.pruned;
     total_.duplicates += local.duplicates;
     total_.templates += local.templates;
-    local.states = local.pruned = local.duplicates = local.templates = 0;
+    total_.deferred += local.deferred;
+    local.states = local.pruned = local.duplicates = local.templates = local.deferred = 0;
   }
 
   Stats snapshotLocked() const {
@@ -327,7 +342,6 @@ class Engine {
         for (size_t k = 0; k < plan.kernels.size(); ++k) ext.forloop[k] = loopOptions[k][idx[k]];
         ir::Graph g;
         std::string why = instantiate(program_, labels_, plan, ext, &g);
-        if (getenv("MSD") && !why.empty() && c == 0) fprintf(stderr, "inst: %s\n%s\n", why.c_str(), key.c_str());
         if (why.empty() &&
             smemBytes(g) <= opt_.limits.smemBytesPerBlock) {
           ++legal;

@@ -112,6 +112,9 @@ struct Context {
   std::function<void(const Plan&)> emit;  // a complete plan (representative extents)
 
   bool prune(ExprId e);                // true when e is a subexpression of no target
+  std::unordered_set<ExprId> preferredSet;  // the program's values' expressions, scale-free
+  ExprId scaleFree(ExprId e);          // e divided by its first coefficient
+  bool preferred(ExprId e);            // e is one of the program's own terms up to a constant
 };
 
 // Fills a context for the program: targets, fix arguments, operator kinds.
@@ -121,12 +124,13 @@ void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& la
 // Abstract expressions of the program's values.
 std::vector<ExprId> programExprs(ExprTable& exprs, const ir::Graph& program);
 
-// Enumerates plans of exactly `kernels` custom kernels with at most `depth`
-// operators per body, starting from the program inputs; `firstConfig` selects which configuration of the first
+// Enumerates plans of exactly `kernels` custom kernels with at most
+// `discrepancies` body values that are not the program's own terms (limited
+// discrepancy search), starting from the program inputs; `firstConfig` selects which configuration of the first
 // kernel this call explores (see countFirstConfigs), so that threads can
 // share the work.
 int countFirstConfigs(Context& ctx, int kernels);
-void searchPlans(Context& ctx, int kernels, int depth, int firstConfig);
+void searchPlans(Context& ctx, int kernels, int discrepancies, int firstConfig);
 
 // Representative blocks for a label of the given extent.
 int64_t representativeParts(int64_t extent);

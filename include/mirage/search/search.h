@@ -27,9 +27,10 @@ namespace mirage::search {
 // Bounds of the space. They are part of the result cache's key.
 struct Limits {
   int maxKernels = 3;             // custom kernels per μGraph
-  int maxBlockOps = 16;           // operators per kernel body (tiles, accums and saves excluded)
+  int maxBlockOps = 16;           // operators per kernel body (tiles and saves excluded)
+  int maxDiscrepancies = 8;       // body values per plan that are not terms of the input program
   int maxGridDims = 3;
-  int64_t smemBytesPerBlock = 96 * 1024;  // shared-memory budget of one block's for-loop working set
+  int64_t smemBytesPerBlock = 227 * 1024;  // shared memory one block may use (the driver sets the target's)
   int maxCandidatesPerTemplate = 1;       // extent choices verified per body
 };
 
@@ -52,6 +53,7 @@ struct Stats {
   int64_t states = 0;         // partial graphs explored
   int64_t pruned = 0;         // extensions rejected by the abstract-expression test
   int64_t duplicates = 0;     // extensions rejected by the canonical order or the seen-set
+  int64_t deferred = 0;       // extensions left to a later pass (more discrepancies)
   int64_t templates = 0;      // complete bodies found
   int64_t instantiated = 0;   // templates with legal extents within the shared-memory budget
   int64_t noExtents = 0;      // templates without legal extents
