@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <stdexcept>
 
 #include "hash.h"
@@ -398,10 +399,17 @@ void transpose(const ir::Op& op, const FTensor& x, bool wantQ, FTensor& out) {
 
 FTensor makeConstant(const ir::Op& op, const MontField& P, const MontField& Q) {
   FieldConstant c;
-  if (auto parsed = decimalToField(op.scalarText, P, Q))
+  if (auto parsed = decimalToField(op.scalarText, P, Q)) {
     c = *parsed;
-  else
+  } else if (std::isfinite(op.scalar)) {
     c = doubleToField(op.scalar, P, Q);
+  } else {
+    // No exact value (an infinite double with no usable literal): a value
+    // drawn from the text, equal only to the same text. Sound, since such a
+    // constant is equal to nothing else either.
+    u64 h = hashString(op.scalarText, P.modulus());
+    c = {P.fromRandom(mix64(h), mix64(h ^ 1)), Q.fromRandom(mix64(h ^ 2), mix64(h ^ 3))};
+  }
   FTensor t;
   t.p = {c.p};
   t.q = {c.q};
