@@ -110,7 +110,14 @@ bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<
 
   const int64_t gx = cfg.grid[0], gy = cfg.grid[1], gz = cfg.grid[2];
   std::atomic<bool> zeroDivisor{false};
-  parallelFor(pool, gx * gy * gz, 1, [&](int64_t lo, int64_t hi) {
+  // Many blocks: blocks in parallel, ops serial. Fewer blocks than threads
+  // (a one-block kernel with a long for-loop, say): blocks in turn, each op
+  // parallel inside.
+  const int64_t blocks = gx * gy * gz;
+  const int threads = pool ? pool->threads() : 1;
+  ThreadPool* blockPool = blocks >= 2 * threads ? pool : nullptr;
+  ThreadPool* opPool = blockPool ? nullptr : pool;
+  parallelFor(blockPool, blocks, 1, [&](int64_t lo, int64_t hi) {
     std::vector<FTensor> vals(body.values.size());
     auto valueOf = [&](ValueId v) -> const FTensor* {
       const ir::Op& prod = body.producer(v);
@@ -167,7 +174,7 @@ bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<
           }
           ins.clear();
           for (ValueId in : op.inputs) ins.push_back(valueOf(in));
-          if (!applyOp(op, ins, body.value(res).shape, trial, nullptr, out, need[static_cast<size_t>(res)])) {
+          if (!applyOp(op, ins, body.value(res).shape, trial, opPool, out, need[static_cast<size_t>(res)])) {
             zeroDivisor = true;
             return;
           }
@@ -200,7 +207,7 @@ bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<
         if (!after[static_cast<size_t>(res)]) continue;
         ins.clear();
         for (ValueId in : op.inputs) ins.push_back(valueOf(in));
-        if (!applyOp(op, ins, body.value(res).shape, trial, nullptr, vals[static_cast<size_t>(res)],
+        if (!applyOp(op, ins, body.value(res).shape, trial, opPool, vals[static_cast<size_t>(res)],
                      need[static_cast<size_t>(res)])) {
           zeroDivisor = true;
           return;
