@@ -304,8 +304,11 @@ struct LazyEvaluator::Impl {
     return k != OpKind::Input && k != OpKind::Const && k != OpKind::Tile && k != OpKind::Transpose;
   }
 
+  // Memoized elements cost memory (about 100 bytes each): at most this many.
+  static constexpr size_t kMaxMemo = size_t{1} << 20;
+
   void spend() {
-    if (--budget < 0) throw OverBudget{};
+    if (--budget < 0 || memo.size() + bodyMemo.size() > kMaxMemo) throw OverBudget{};
   }
 
   // A program-level value's element.

@@ -25,8 +25,9 @@ struct Elem {
 class LazyEvaluator {
  public:
   // `budget` bounds the number of element evaluations (memo hits excluded)
-  // over the evaluator's life: an output element whose cone is nearly the
-  // whole program is cheaper to get from the whole-tensor evaluation.
+  // over the evaluator's life, and the memo holds at most 2^20 elements: an
+  // output element whose cone is nearly the whole program is cheaper to get
+  // from the whole-tensor evaluation.
   LazyEvaluator(const ir::Graph& g, const Trial& trial, int64_t budget = int64_t{1} << 62);
   ~LazyEvaluator();
 
