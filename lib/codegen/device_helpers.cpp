@@ -89,7 +89,9 @@ __device__ __forceinline__ float mg_sqrt(float x) { return sqrtf(x); }
 __device__ __forceinline__ float mg_rsqrt(float x) { return rsqrtf(x); }
 __device__ __forceinline__ float mg_silu(float x) { return x / (1.0f + expf(-x)); }
 __device__ __forceinline__ float mg_gelu(float x) { return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f)); }
-__device__ __forceinline__ float mg_relu(float x) { return fmaxf(x, 0.0f); }
+__device__ __forceinline__ float mg_relu(float x) { return x < 0.0f ? 0.0f : x; }  // NaN stays NaN
+// The larger of a and b; NaN wins, as in NumPy (fmaxf would drop it).
+__device__ __forceinline__ float mg_max(float a, float b) { return (b > a || b != b) ? b : a; }
 
 // Butterfly reductions over the 32 lanes of a warp; every lane gets the result.
 __device__ __forceinline__ float mg_warp_sum(float v) {
@@ -97,7 +99,7 @@ __device__ __forceinline__ float mg_warp_sum(float v) {
   return v;
 }
 __device__ __forceinline__ float mg_warp_max(float v) {
-  for (int m = 16; m > 0; m >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, m));
+  for (int m = 16; m > 0; m >>= 1) v = mg_max(v, __shfl_xor_sync(0xffffffffu, v, m));
   return v;
 }
 )CUDA";

@@ -536,7 +536,7 @@ class Emitter {
       const ValueInfo& ai = info(acc);
       std::string ref = fmt::format("{}[{}]", ai.var, offsetOf(ai, c));
       bool isMax = producer(acc).accumOp == ir::AccumOp::Max;
-      return isMax ? fmt::format("{0} = fmaxf({0}, {1});", ref, x)
+      return isMax ? fmt::format("{0} = mg_max({0}, {1});", ref, x)
                    : fmt::format("{0} += {1};", ref, x);
     }
     std::string ref = fmt::format("{}[{}]", vi.var, offsetOf(vi, c));
@@ -636,7 +636,7 @@ class Emitter {
     const ValueInfo& ai = info(acc);
     std::string ref = fmt::format("{}[{}]", ai.var, offsetOf(ai, c));
     std::string x = expr(op.inputs[0], c);
-    std::string upd = op.accumOp == ir::AccumOp::Max ? fmt::format("{0} = fmaxf({0}, {1});", ref, x)
+    std::string upd = op.accumOp == ir::AccumOp::Max ? fmt::format("{0} = mg_max({0}, {1});", ref, x)
                                                      : fmt::format("{0} += {1};", ref, x);
     return fmt::format("    // {} = accum({})\n", ai.var, op.accumOp == ir::AccumOp::Max ? "max" : "sum") +
            elementLoop(shape(acc), upd, decl);
@@ -662,7 +662,7 @@ class Emitter {
     auto c = coords(so, "o", "c", decl);
     std::vector<std::string> ci = c;
     ci[d] = c[d] == "0" ? "j" : fmt::format("{} + {} * j", c[d], op.size);
-    std::string step = isMax ? fmt::format("r = fmaxf(r, {});", expr(in, ci)) : fmt::format("r += {};", expr(in, ci));
+    std::string step = isMax ? fmt::format("r = mg_max(r, {});", expr(in, ci)) : fmt::format("r += {};", expr(in, ci));
     std::string result = op.kind == OpKind::ReduceMean ? fmt::format("r / {}", floatLiteral(static_cast<double>(count))) : "r";
     std::string src = fmt::format("    // {} = {}(dim={}, size={}) over {} elements\n", info(v).var,
                                   ir::opName(op.kind), op.dim, op.size, count);
