@@ -160,6 +160,10 @@ class BodySearch {
   // Explores the state just pushed unless it was explored with at least as
   // much budget.
   void descend(int opsLeft) {
+    if (ctx_.bruteForce) {
+      dfs(opsLeft);
+      return;
+    }
     auto [it, inserted] = seen_.emplace(stateHash_, std::make_pair(opsLeft, discLeft_));
     if (!inserted) {
       if (it->second.first >= opsLeft && it->second.second >= discLeft_) {
@@ -320,7 +324,7 @@ class BodySearch {
   }
 
   bool canonical(const BodyOp& op) const {
-    if (ops_.empty()) return true;
+    if (ops_.empty() || ctx_.bruteForce) return true;
     int last = static_cast<int>(ops_.size()) - 1;
     if (op.in0 == last || op.in1 == last) return true;
     return key(op) > key(ops_.back());
@@ -650,6 +654,9 @@ class BodySearch {
     }
     std::vector<int> valueMap;
     KernelTemplate k = buildTemplate(chosen, &valueMap);
+    // A body with a dead value is a superset of one without it, which is
+    // (or will be) emitted on its own: emit each body once.
+    if (k.ops.size() != ops_.size()) return true;
     for (size_t o = 0; o < chosen.size(); ++o) {
       int v = valueMap[static_cast<size_t>(chosen[o])];
       if (ratios[o] != Rational(1)) {

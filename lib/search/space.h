@@ -106,6 +106,9 @@ struct Context {
   std::vector<ExprId> targets;    // per program output
   std::vector<ExprId> fixArgs;    // exact arguments that values may be scaled/shifted to
   std::set<ir::OpKind> kinds;     // operator kinds of the program
+  // Tests: enumerate without the canonical order and the seen-set (brute
+  // force), to count what the canonical enumeration must also find.
+  bool bruteForce = false;
   std::vector<int8_t> pruneMemo;  // per ExprId: -1 unknown, 0 kept, 1 pruned
   Stats stats;
   std::function<bool()> stopped;

@@ -1,0 +1,72 @@
+// The normal form decides the axioms of docs/search.md; the subexpression
+// test accepts what an output can contain and rejects what it cannot.
+#include <catch2/catch.hpp>
+
+#include "mirage/search/expr.h"
+
+using mirage::ir::OpKind;
+using mirage::search::ExprTable;
+using mirage::search::Rational;
+
+TEST_CASE("normal form: ring axioms, sums and exp", "[expr]") {
+  ExprTable ex;
+  auto x = ex.input(0), y = ex.input(1), z = ex.input(2);
+  CHECK(ex.add(x, y) == ex.add(y, x));
+  CHECK(ex.mul(x, y) == ex.mul(y, x));
+  CHECK(ex.mul(ex.mul(x, y), z) == ex.mul(x, ex.mul(y, z)));
+  CHECK(ex.mul(ex.add(x, y), z) == ex.add(ex.mul(x, z), ex.mul(y, z)));
+  CHECK(ex.div(ex.add(x, y), z) == ex.add(ex.div(x, z), ex.div(y, z)));
+  CHECK(ex.sum(ex.sum(x, 4), 8) == ex.sum(x, 32));
+  CHECK(ex.sum(ex.mul(x, y), 16) == ex.mul(ex.sum(x, 16), y));
+  CHECK(ex.sum(ex.add(x, y), 4) == ex.add(ex.sum(x, 4), ex.sum(y, 4)));
+  CHECK(ex.exp(ex.add(x, y)) == ex.mul(ex.exp(x), ex.exp(y)));
+  CHECK(ex.sub(x, x) == ex.zero());
+  // A sum in a divisor stays whole: sum(x)/sum(y) is not x/y.
+  CHECK(ex.div(ex.sum(x, 8), ex.sum(y, 8)) != ex.div(x, y));
+  // The max-shift axiom: exp(x - max x) abstracts to exp(x).
+  CHECK(ex.exp(ex.sub(x, ex.max(x, 8))) == ex.exp(x));
+  Rational r;
+  CHECK(ex.equalUpToScale(ex.scale(ex.add(x, y), Rational(1, 4096)), ex.add(x, y), &r));
+  CHECK(r == Rational(1, 4096));
+  CHECK(Rational::fromDouble(1e-6) == Rational(1, 1000000));
+  CHECK(Rational::fromDouble(0.125) == Rational(1, 8));
+}
+
+TEST_CASE("subexpressions of RMSNorm+Linear after moving the normalization", "[expr]") {
+  ExprTable ex;
+  auto X = ex.input(0), W = ex.input(1);
+  // matmul(rms_norm(X), W) with X[16, 4096].
+  auto mean = ex.scale(ex.sum(ex.mul(X, X), 4096), Rational(1, 4096));
+  auto target = ex.sum(ex.mul(ex.div(X, ex.func(OpKind::Sqrt, mean)), W), 4096);
+  // Must be subexpressions: the pieces of the fused kernel.
+  CHECK(ex.isSubexpr(ex.sum(ex.mul(X, W), 128), target));   // one for-loop step of X·W
+  CHECK(ex.isSubexpr(ex.sum(ex.mul(X, W), 4096), target));  // its accumulation
+  CHECK(ex.isSubexpr(ex.sum(ex.mul(X, X), 128), target));   // a step of the sum of squares
+  CHECK(ex.isSubexpr(ex.func(OpKind::Sqrt, mean), target));
+  CHECK(ex.isSubexpr(ex.div(ex.sum(ex.mul(X, W), 4096), ex.func(OpKind::Sqrt, mean)), target));
+  CHECK(ex.isSubexpr(X, target));
+  // Must not be: terms that no rewriting of the program contains.
+  CHECK_FALSE(ex.isSubexpr(ex.mul(W, W), target));
+  CHECK_FALSE(ex.isSubexpr(ex.exp(X), target));
+  CHECK_FALSE(ex.isSubexpr(ex.func(OpKind::Sqrt, ex.sum(ex.mul(X, X), 4096)), target));  // mean needs 1/4096
+  CHECK_FALSE(ex.isSubexpr(ex.func(OpKind::Sqrt, ex.scale(ex.sum(ex.mul(X, X), 2048), Rational(1, 4096))),
+                           target));  // half the row is not the mean
+  CHECK_FALSE(ex.isSubexpr(ex.sum(ex.mul(X, W), 3), target));  // 3 does not divide 4096
+  CHECK_FALSE(ex.isSubexpr(ex.add(X, W), target));
+}
+
+TEST_CASE("subexpressions of attention", "[expr]") {
+  ExprTable ex;
+  auto Q = ex.input(0), K = ex.input(1), V = ex.input(2);
+  auto S = ex.scale(ex.sum(ex.mul(Q, K), 64), Rational(1, 8));
+  auto E = ex.exp(ex.sub(S, ex.max(S, 4096)));
+  auto target = ex.sum(ex.mul(ex.div(E, ex.sum(E, 4096)), V), 4096);
+  auto e = ex.exp(S);
+  CHECK(ex.isSubexpr(ex.sum(ex.mul(e, V), 64), target));  // a block's partial numerator
+  CHECK(ex.isSubexpr(ex.sum(e, 256), target));            // a partial denominator
+  CHECK(ex.equalUpToScale(ex.div(ex.sum(ex.mul(e, V), 4096), ex.sum(e, 4096)), target));
+  CHECK(ex.isSubexpr(ex.sum(ex.mul(Q, K), 64), target));
+  CHECK_FALSE(ex.isSubexpr(ex.exp(ex.sum(ex.mul(Q, K), 64)), target));  // unscaled scores
+  CHECK_FALSE(ex.isSubexpr(ex.sum(ex.mul(K, V), 64), target));
+  CHECK_FALSE(ex.isSubexpr(ex.mul(Q, Q), target));
+}
