@@ -1,0 +1,163 @@
+// The mirage-opt pipeline: options, exit codes, outputs, time limit, seed,
+// cache.
+#include <catch2/catch.hpp>
+
+#include "mirage/parse/parser.h"
+#include "test_util.h"
+
+using mirage::driver::Options;
+using test::readFile;
+using test::runDriver;
+using test::tempDir;
+
+namespace {
+
+const char* kGatedMlp =
+    "graph mlp {\n  X = input f16[4, 64]\n  W1 = input f16[64, 32]\n  W2 = input f16[64, 32]\n"
+    "  O = mul(silu(matmul(X, W1)), matmul(X, W2))\n  output O\n}\n";
+
+Options base(const std::filesystem::path& dir, const std::string& input) {
+  Options o;
+  o.input = input;
+  o.device = "none";
+  o.jobs = 2;
+  o.verbosity = -1;
+  o.cacheDir = (dir / "cache").string();
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("exit status 2 when nothing is to be written", "[driver]") {
+  auto dir = tempDir("nothing");
+  test::writeFile(dir / "p.mg", kGatedMlp);
+  Options o = base(dir, (dir / "p.mg").string());
+  auto r = runDriver(o);
+  CHECK(r.status == 2);
+  CHECK(r.err.find("nothing to write") != std::string::npos);
+}
+
+TEST_CASE("a rejected input gives exit status 1 and leaves outputs alone", "[driver]") {
+  auto dir = tempDir("bad");
+  test::writeFile(dir / "bad.mg", "graph g {\n  X = input f16[4, 8]\n  Y = matmul(X, X)\n  output Y\n}\n");
+  test::writeFile(dir / "out.cu", "previous");
+  Options o = base(dir, (dir / "bad.mg").string());
+  o.output = (dir / "out.cu").string();
+  auto r = runDriver(o);
+  CHECK(r.status == 1);
+  CHECK(r.err.find("bad.mg:3:") != std::string::npos);
+  CHECK(readFile(dir / "out.cu") == "previous");
+}
+
+TEST_CASE("--no-search lowers the input as given", "[driver]") {
+  auto dir = tempDir("nosearch");
+  test::writeFile(dir / "p.mg", kGatedMlp);
+  Options o = base(dir, (dir / "p.mg").string());
+  o.noSearch = true;
+  o.output = (dir / "p.cu").string();
+  o.report = (dir / "r.json").string();
+  auto r = runDriver(o);
+  REQUIRE(r.status == 0);
+  CHECK(readFile(dir / "p.cu").find("mirage_mlp") != std::string::npos);
+  auto j = nlohmann::json::parse(readFile(dir / "r.json"));
+  CHECK(j["best"]["id"] == 0);
+  CHECK(j["candidates"].size() == 1);
+  CHECK(j["candidates"][0]["kernels"] == 4);
+}
+
+TEST_CASE("outputs: .cu, .mg, report and dumped candidates", "[driver]") {
+  auto dir = tempDir("outputs");
+  test::writeFile(dir / "p.mg", kGatedMlp);
+  Options o = base(dir, (dir / "p.mg").string());
+  o.output = (dir / "p.cu").string();
+  o.emitMg = (dir / "p.opt.mg").string();
+  o.report = (dir / "r.json").string();
+  o.dumpDir = (dir / "cands").string();
+  o.timeLimitSeconds = 8;
+  o.noCache = true;
+  auto r = runDriver(o);
+  REQUIRE(r.status == 0);
+  auto j = nlohmann::json::parse(readFile(dir / "r.json"));
+  for (const char* key : {"states", "pruned", "verified", "seconds", "seconds_to_best"})
+    CHECK(j["search"].contains(key));
+  REQUIRE(j["candidates"].size() >= 2);
+  for (const auto& c : j["candidates"])
+    for (const char* key : {"id", "kernels", "verified", "compiled", "predicted_us"}) CHECK(c.contains(key));
+  CHECK(j["best"].contains("reason"));
+  CHECK(j["best"]["kernels"] == 1);
+  // The emitted μGraph reads back, keeps the names, and is the best one.
+  std::ostringstream diag;
+  auto back = mirage::parse::parseFile((dir / "p.opt.mg").string(), diag);
+  REQUIRE(back);
+  CHECK(back->name == "mlp");
+  CHECK(mirage::ir::countKernels(*back) == 1);
+  CHECK(back->value(back->outputs[0]).name == "O");
+  CHECK(readFile(dir / "p.cu").find("mirage_mlp_workspace_bytes") != std::string::npos);
+  auto summary = nlohmann::json::parse(readFile(dir / "cands" / "summary.json"));
+  CHECK(summary.size() == j["candidates"].size());
+  CHECK(std::filesystem::exists(dir / "cands" / "000.mg"));
+  CHECK(std::filesystem::exists(dir / "cands" / "001.cu"));
+}
+
+TEST_CASE("--time-limit 2 on a large program ends within about 3 s with a valid output", "[driver]") {
+  auto dir = tempDir("limit");
+  Options o = base(dir, std::string(MIRAGE_EXAMPLES_DIR) + "/qknorm_gqa.mg");
+  o.output = (dir / "q.cu").string();
+  o.report = (dir / "r.json").string();
+  o.timeLimitSeconds = 2;
+  o.noCache = true;
+  auto r = runDriver(o);
+  CHECK(r.status == 0);
+  CHECK(r.seconds < 3.5);
+  CHECK(readFile(dir / "q.cu").find("mirage_qknorm_gqa(") != std::string::npos);
+  auto j = nlohmann::json::parse(readFile(dir / "r.json"));
+  CHECK(j["search"]["timed_out"] == true);
+}
+
+TEST_CASE("--seed makes a run reproducible", "[driver]") {
+  auto dir = tempDir("seed");
+  test::writeFile(dir / "p.mg", kGatedMlp);
+  auto once = [&](const std::string& tag) {
+    Options o = base(dir, (dir / "p.mg").string());
+    o.seed = 7;
+    o.noCache = true;
+    o.limits.maxKernels = 1;
+    o.limits.maxBlockOps = 7;
+    o.limits.maxDiscrepancies = 2;
+    o.timeLimitSeconds = 60;
+    o.emitMg = (dir / (tag + ".mg")).string();
+    o.dumpDir = (dir / tag).string();
+    REQUIRE(runDriver(o).status == 0);
+    auto summary = nlohmann::json::parse(readFile(dir / tag / "summary.json"));
+    std::string all;
+    for (const auto& c : summary) all += readFile(dir / tag / c["mg"].get<std::string>());
+    return std::make_pair(readFile(dir / (tag + ".mg")), all);
+  };
+  auto a = once("a");
+  auto b = once("b");
+  CHECK(a.first == b.first);
+  CHECK(a.second == b.second);
+}
+
+TEST_CASE("the result cache makes a second run a hit", "[driver]") {
+  auto dir = tempDir("cache");
+  test::writeFile(dir / "p.mg", kGatedMlp);
+  Options o = base(dir, (dir / "p.mg").string());
+  o.timeLimitSeconds = 6;
+  o.emitMg = (dir / "first.mg").string();
+  o.report = (dir / "first.json").string();
+  REQUIRE(runDriver(o).status == 0);
+  CHECK(nlohmann::json::parse(readFile(dir / "first.json"))["cache"] == "miss");
+  o.emitMg = (dir / "second.mg").string();
+  o.report = (dir / "second.json").string();
+  auto r = runDriver(o);
+  REQUIRE(r.status == 0);
+  CHECK(r.seconds < 2);
+  CHECK(nlohmann::json::parse(readFile(dir / "second.json"))["cache"] == "hit");
+  CHECK(readFile(dir / "first.mg") == readFile(dir / "second.mg"));
+  // A different limit is a different key; --no-cache neither reads nor writes.
+  o.noCache = true;
+  o.report = (dir / "third.json").string();
+  REQUIRE(runDriver(o).status == 0);
+  CHECK(nlohmann::json::parse(readFile(dir / "third.json"))["cache"] == "off");
+}

@@ -1,0 +1,51 @@
+// Every bundled example reaches its kernel-count target (issue 4) with the
+// search alone, within the per-example budget, also at other batch sizes.
+#include <catch2/catch.hpp>
+
+#include <iostream>
+#include <regex>
+
+#include "test_util.h"
+
+using mirage::driver::Options;
+
+namespace {
+
+int kernelsFound(const std::string& program, const std::string& tag, double seconds) {
+  auto dir = test::tempDir(tag);
+  test::writeFile(dir / "p.mg", program);
+  Options o;
+  o.input = (dir / "p.mg").string();
+  o.device = "none";
+  o.verbosity = -1;
+  o.noCache = true;
+  o.timeLimitSeconds = seconds;
+  o.report = (dir / "r.json").string();
+  if (mirage::driver::runMirageOpt(o, std::cout, std::cerr) != 0) return -1;
+  auto j = nlohmann::json::parse(test::readFile(dir / "r.json"));
+  int fewest = 1 << 30;
+  for (const auto& c : j["candidates"]) fewest = std::min(fewest, c["kernels"].get<int>());
+  return fewest;
+}
+
+std::string example(const std::string& name) {
+  return test::readFile(std::string(MIRAGE_EXAMPLES_DIR) + "/" + name + ".mg");
+}
+
+}  // namespace
+
+TEST_CASE("examples reach their kernel-count targets", "[slow]") {
+  CHECK(kernelsFound(example("rmsnorm_linear"), "rms", 60) <= 1);
+  CHECK(kernelsFound(example("lora"), "lora", 60) <= 1);
+  CHECK(kernelsFound(example("gated_mlp"), "mlp", 60) <= 2);
+  CHECK(kernelsFound(example("ntrans"), "ntrans", 60) <= 2);
+  CHECK(kernelsFound(example("gqa"), "gqa", 60) <= 2);
+  CHECK(kernelsFound(example("qknorm_gqa"), "qknorm", 60) <= 3);
+}
+
+TEST_CASE("other batch sizes", "[slow]") {
+  std::string rms = std::regex_replace(example("rmsnorm_linear"), std::regex("X = input f16\\[16,"), "X = input f16[64,");
+  CHECK(kernelsFound(rms, "rms64", 60) <= 1);
+  std::string gqa = std::regex_replace(example("gqa"), std::regex("Q = input f16\\[2, 256,"), "Q = input f16[2, 1024,");
+  CHECK(kernelsFound(gqa, "gqa8", 60) <= 2);
+}
