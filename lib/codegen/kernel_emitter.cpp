@@ -51,7 +51,8 @@ struct ValueInfo {
   std::string var;              // C name of the shared buffer
   bool mma = false;             // matmul: tensor-core path
   bool registerAccum = false;   // accum: held in mma fragments across the loop
-  int64_t tilesPerWarp = 0;     // registerAccum: fragments per warp
+  int64_t tilesPerWarp = 0;     // registerAccum of a matmul: fragments per warp
+  int64_t regsPerThread = 0;    // registerAccum of element-wise values: elements per thread
   bool hoisted = false;         // tile without fmap: loaded once, before the loop
   bool doubleBuffered = false;  // fmap tile: two stages, the next one loaded by cp.async
   int64_t stageElems = 0;       // doubleBuffered: elements per stage
@@ -246,6 +247,19 @@ class Emitter {
         }
       }
     }
+    // Other accumulators whose tile gives each thread at most 8 elements keep
+    // them in registers across the loop: a thread always owns the same
+    // elements (i = threadIdx.x + j * threads).
+    for (const ir::Op& op : body_.ops) {
+      if (op.kind != OpKind::Accum || loops() == 1 || !opt_.fastPaths) continue;
+      ValueInfo& ai = info(op.results[0]);
+      if (ai.registerAccum || info(op.inputs[0]).home == Home::IntoAccum) continue;
+      int64_t per = (ir::numElements(shape(op.results[0])) + threads_ - 1) / threads_;
+      if (per > 8) continue;
+      ai.registerAccum = true;
+      ai.regsPerThread = per;
+      fastPaths_.insert("register accumulator");
+    }
     // Strides; rows of tensor-core operands are padded by 16 bytes when they
     // are a multiple of 128 bytes, so that the 8 rows a fragment load touches
     // fall into different banks.
@@ -400,7 +414,7 @@ class Emitter {
         if (info(v).home == Home::IntoAccum) {
           ValueId acc = accumOf(v);
           if (!info(acc).registerAccum) touch(acc, pos);
-        } else if (info(v).home == Home::Shared) {
+        } else if (info(v).home == Home::Shared && !(op.kind == OpKind::Accum && info(v).registerAccum)) {
           touch(v, pos);
         }
       }
@@ -634,6 +648,18 @@ class Emitter {
     std::string decl;
     auto c = coords(shape(acc), "i", "c", decl);
     const ValueInfo& ai = info(acc);
+    if (ai.registerAccum) {
+      std::string reg = fmt::format("{}[j]", racc(acc));
+      std::string x = expr(op.inputs[0], c);
+      std::string upd = op.accumOp == ir::AccumOp::Max ? fmt::format("{0} = mg_max({0}, {1});", reg, x)
+                                                       : fmt::format("{0} += {1};", reg, x);
+      return fmt::format(
+          "    // {} = accum({}) in registers: element threadIdx.x + j * {} of each thread\n"
+          "#pragma unroll\n    for (int j = 0; j < {}; ++j) {{\n      const int i = threadIdx.x + j * {};\n"
+          "      if (i < {}) {{\n        {}\n        {}\n      }}\n    }}\n",
+          ai.var, op.accumOp == ir::AccumOp::Max ? "max" : "sum", threads_, ai.regsPerThread, threads_,
+          ir::numElements(shape(acc)), decl, upd);
+    }
     std::string ref = fmt::format("{}[{}]", ai.var, offsetOf(ai, c));
     std::string x = expr(op.inputs[0], c);
     std::string upd = op.accumOp == ir::AccumOp::Max ? fmt::format("{0} = mg_max({0}, {1});", ref, x)
@@ -802,10 +828,16 @@ class Emitter {
         tiles, warps_, mmaTile(op, "t", "d"), tilesN, tilesM, tilesN, fragmentStore(op, "t", "d", v, false));
   }
 
-  std::string racc(ValueId acc) { return info(acc).var + "_frag"; }
+  std::string racc(ValueId acc) { return info(acc).var + (info(acc).regsPerThread ? "_regs" : "_frag"); }
 
   std::string emitSpill(const ir::Op& accOp) {
     ValueId acc = accOp.results[0];
+    if (info(acc).regsPerThread > 0)
+      return fmt::format(
+          "    // {0} = accum: each thread's registers go to shared memory\n"
+          "#pragma unroll\n    for (int j = 0; j < {1}; ++j) {{\n      const int i = threadIdx.x + j * {2};\n"
+          "      if (i < {3}) {0}[i] = {4}[j];\n    }}\n",
+          info(acc).var, info(acc).regsPerThread, threads_, ir::numElements(shape(acc)), racc(acc));
     ValueId mm = accOp.inputs[0];
     const ir::Op& op = producer(mm);
     const Shape& so = shape(mm);
@@ -915,10 +947,19 @@ class Emitter {
                          vi.var, vi.offset, ir::shapeToString(body_.values[v].shape), vi.offset + vi.bytes,
                          vi.doubleBuffered ? "_stages" : "", vi.doubleBuffered ? " x 2 stages" : "");
     }
-    for (size_t v = 0; v < info_.size(); ++v)
-      if (info_[v].registerAccum)
+    for (size_t v = 0; v < info_.size(); ++v) {
+      const ValueInfo& vi = info_[v];
+      if (!vi.registerAccum) continue;
+      if (vi.regsPerThread == 0) {
         src += fmt::format("  float {}[{}][4] = {{}};  // mma fragments of accum {}\n", racc(static_cast<ValueId>(v)),
-                           info_[v].tilesPerWarp, info_[v].var);
+                           vi.tilesPerWarp, vi.var);
+        continue;
+      }
+      bool isMax = producer(static_cast<ValueId>(v)).accumOp == ir::AccumOp::Max;
+      src += fmt::format("  float {0}[{1}];  // accum {2}: this thread's elements\n#pragma unroll\n"
+                         "  for (int j = 0; j < {1}; ++j) {0}[j] = {3};\n",
+                         racc(static_cast<ValueId>(v)), vi.regsPerThread, vi.var, isMax ? "mg_neg_inf()" : "0.0f");
+    }
     for (size_t p = 0; p < loopBegin_; ++p) src += emitStatement(stmts_[p]) + "    __syncthreads();\n";
     // Prologue: loop-invariant tiles, and stage 0 of the double-buffered ones.
     std::string prologue, prefetch, stagePointers;

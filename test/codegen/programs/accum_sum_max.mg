@@ -1,5 +1,7 @@
 # accum with op=sum and op=max over an 8-step loop, with operators after the
 # loop that combine both; the max accumulator starts at -infinity.
+# Accumulators small enough stay in registers across the loop.
+# expect-fast-path: register accumulator
 graph accum_sum_max {
   X = input f16[16, 256]
   M, L = kernel(X) grid=[4] forloop=8 {
