@@ -219,7 +219,11 @@ class Emitter {
           }
       }
       if (vi.home == Home::Shared && !lowPrecision()) vi.f32 = true;
-      vi.var = "s_" + (body_.value(v).name.empty() ? fmt::format("v{}", v) : sanitize(body_.value(v).name));
+      // Named values keep their name (s_NAME); unnamed ones are s<id>_<op>,
+      // which no name can produce. Register arrays and stages get prefixes
+      // (r_, st_) no shared buffer has.
+      vi.var = body_.value(v).name.empty() ? fmt::format("s{}_{}", v, ir::opName(op.kind))
+                                           : "s_" + sanitize(body_.value(v).name);
     }
     // Tensor-core matmuls: both operands in shared memory in the program
     // dtype (f16/bf16), and m, n, k multiples of the m16n8k16 fragment.
@@ -828,7 +832,7 @@ class Emitter {
         tiles, warps_, mmaTile(op, "t", "d"), tilesN, tilesM, tilesN, fragmentStore(op, "t", "d", v, false));
   }
 
-  std::string racc(ValueId acc) { return info(acc).var + (info(acc).regsPerThread ? "_regs" : "_frag"); }
+  std::string racc(ValueId acc) { return "r_" + info(acc).var; }
 
   std::string emitSpill(const ir::Op& accOp) {
     ValueId acc = accOp.results[0];
@@ -943,9 +947,9 @@ class Emitter {
       const ValueInfo& vi = info_[v];
       if (vi.home != Home::Shared || vi.def < 0) continue;
       std::string ty = vi.f32 ? "float" : t;
-      src += fmt::format("  {0}* {1}{5} = reinterpret_cast<{0}*>(mg_smem + {2});  // {3}{6}, bytes [{2}, {4})\n", ty,
+      src += fmt::format("  {0}* {5}{1} = reinterpret_cast<{0}*>(mg_smem + {2});  // {3}{6}, bytes [{2}, {4})\n", ty,
                          vi.var, vi.offset, ir::shapeToString(body_.values[v].shape), vi.offset + vi.bytes,
-                         vi.doubleBuffered ? "_stages" : "", vi.doubleBuffered ? " x 2 stages" : "");
+                         vi.doubleBuffered ? "st_" : "", vi.doubleBuffered ? " x 2 stages" : "");
     }
     for (size_t v = 0; v < info_.size(); ++v) {
       const ValueInfo& vi = info_[v];
@@ -968,9 +972,9 @@ class Emitter {
       const ValueInfo& vi = info(op.results[0]);
       if (vi.hoisted) prologue += emitTile(op, vi.var, "0", false);
       if (!vi.doubleBuffered) continue;
-      prologue += emitTile(op, vi.var + "_stages", "0", true);
-      prefetch += emitTile(op, fmt::format("({}_stages + ((it + 1) & 1) * {})", vi.var, vi.stageElems), "it + 1", true);
-      stagePointers += fmt::format("    {0}* {1} = {1}_stages + (it & 1) * {2};\n", t, vi.var, vi.stageElems);
+      prologue += emitTile(op, "st_" + vi.var, "0", true);
+      prefetch += emitTile(op, fmt::format("(st_{} + ((it + 1) & 1) * {})", vi.var, vi.stageElems), "it + 1", true);
+      stagePointers += fmt::format("    {0}* {1} = st_{1} + (it & 1) * {2};\n", t, vi.var, vi.stageElems);
     }
     if (!prologue.empty()) {
       src += "  // Before the loop: tiles every iteration sees, and the first stage of the others.\n  {\n";
