@@ -83,6 +83,15 @@ __device__ __forceinline__ unsigned mg_pack2(unsigned short lo, unsigned short h
   return static_cast<unsigned>(lo) | (static_cast<unsigned>(hi) << 16);
 }
 
+// Two adjacent 16-bit values (4-byte aligned) as one fragment register.
+__device__ __forceinline__ unsigned mg_ld2(const unsigned short* p) {
+#if defined(MIRAGE_HOST_SHIM)
+  return mg_pack2(p[0], p[1]);
+#else
+  return *reinterpret_cast<const unsigned*>(p);
+#endif
+}
+
 __device__ __forceinline__ float mg_exp(float x) { return expf(x); }
 __device__ __forceinline__ float mg_square(float x) { return x * x; }
 __device__ __forceinline__ float mg_sqrt(float x) { return sqrtf(x); }

@@ -186,7 +186,7 @@ int main(int argc, char** argv) {
       std::cerr << label << ": generateCuda failed: " << res.error << "\n";
       return 1;
     }
-    if (fast && !emit.empty()) std::ofstream(emit) << res.source;
+    if ((fast || simpleOnly) && !emit.empty()) std::ofstream(emit) << res.source;
     if (fast)
       for (const std::string& f : expectFast) {
         bool found = false;
