@@ -36,6 +36,16 @@ __device__ __forceinline__ void mg_mma_m16n8k16_bf16(float* d, const unsigned* a
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
+// The B fragment of m16n8k16 from a row-major k x n tile in shared memory:
+// lanes 0-15 give the addresses of rows k0 .. k0+15 (8 columns, 16 bytes
+// each); .trans hands each lane the column pairs the fragment needs.
+__device__ __forceinline__ void mg_ldmatrix_x2_trans(unsigned* r, const unsigned short* row) {
+  unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(row));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];\n"
+               : "=r"(r[0]), "=r"(r[1])
+               : "r"(s));
+}
+
 // 16-byte copy from device memory into shared memory: cp.async on sm_80+
 // (completed by mg_copy16_wait), a 128-bit load and store before.
 __device__ __forceinline__ void mg_copy16(void* smem, const void* gmem) {

@@ -401,6 +401,30 @@ inline void mg_host_mma(float* d, const unsigned* a, const unsigned* b, bool bf1
   int g = lane / 4, q = lane % 4;
   for (int e = 0; e < 4; ++e) d[e] += product[(g + (e >= 2 ? 8 : 0)) * 8 + 2 * q + e % 2];
 }
+// ldmatrix.m8n8.x2.trans: lanes 8k .. 8k+7 give the row addresses of matrix
+// k (8 16-bit values each); lane l (g = l / 4, q = l % 4) receives in r[k]
+// the pair (row 2q, column g), (row 2q + 1, column g) of matrix k.
+inline void mg_ldmatrix_x2_trans(unsigned* r, const unsigned short* row) {
+  mg_shim::Block* blk = mg_shim::current_block;
+  int t = blk->current, lane = t % 32, base = t - lane, w = t / 32;
+  memcpy(mg_shim::exchangeSlot(t), &row, sizeof row);
+  mg_shim::warpBarrier();
+  // As for mma: the first lane past the barrier gathers for the whole warp.
+  unsigned* result = reinterpret_cast<unsigned*>(mg_shim::exchangeSlot(blk->threads + w * 8));
+  unsigned long& done = blk->warpMmaGeneration[static_cast<size_t>(w)];
+  if (done != blk->warpGeneration[static_cast<size_t>(w)] + 1) {
+    done = blk->warpGeneration[static_cast<size_t>(w)] + 1;
+    for (int l = 0; l < 32; ++l)
+      for (int k = 0; k < 2; ++k) {
+        const unsigned short *r0, *r1;
+        memcpy(&r0, mg_shim::exchangeSlot(base + 8 * k + 2 * (l % 4)), sizeof r0);
+        memcpy(&r1, mg_shim::exchangeSlot(base + 8 * k + 2 * (l % 4) + 1), sizeof r1);
+        result[2 * l + k] = static_cast<unsigned>(r0[l / 4]) | (static_cast<unsigned>(r1[l / 4]) << 16);
+      }
+  }
+  r[0] = result[2 * lane];
+  r[1] = result[2 * lane + 1];
+}
 inline void mg_mma_m16n8k16_f16(float* d, const unsigned* a, const unsigned* b) { mg_host_mma(d, a, b, false); }
 inline void mg_mma_m16n8k16_bf16(float* d, const unsigned* a, const unsigned* b) { mg_host_mma(d, a, b, true); }
 

@@ -238,6 +238,7 @@ class Emitter {
       ValueInfo& vi = info(op.results[0]);
       vi.mma = true;
       fastPaths_.insert("mma.sync.m16n8k16");
+      fastPaths_.insert("ldmatrix");
       // Summed over the loop: keep the partial sums in the fragments.
       if (vi.home == Home::IntoAccum) {
         const ir::Op& acc = body_.ops[static_cast<size_t>(users_[static_cast<size_t>(op.results[0])][0])];
@@ -776,8 +777,7 @@ class Emitter {
         "          fa[1] = mg_ld2(A + (g + 8) * {pa} + k0 + 2 * q);\n"
         "          fa[2] = mg_ld2(A + g * {pa} + k0 + 2 * q + 8);\n"
         "          fa[3] = mg_ld2(A + (g + 8) * {pa} + k0 + 2 * q + 8);\n"
-        "          fb[0] = mg_pack2(B[(k0 + 2 * q) * {pb} + g], B[(k0 + 2 * q + 1) * {pb} + g]);\n"
-        "          fb[1] = mg_pack2(B[(k0 + 2 * q + 8) * {pb} + g], B[(k0 + 2 * q + 9) * {pb} + g]);\n"
+        "          mg_ldmatrix_x2_trans(fb, B + (k0 + threadIdx.x % 16) * {pb});\n"
         "          mg_mma_m16n8k16_{}({frag}, fa, fb);\n"
         "        }}\n",
         decl.empty() ? "" : "        " + decl + "\n", tileIndex, tilesN, tilesM, tileIndex, tilesN, ai.var, offsetOf(ai, fa), bi.var,
