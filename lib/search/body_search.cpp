@@ -215,7 +215,16 @@ class BodySearch {
         break;
       }
     }
-    return true;
+    // Shared-memory feasibility: with the most blocks and for-loop steps,
+    // a split dim shrinks to one element; the dims nothing splits stay
+    // whole. A tile that cannot fit even then never enters this kernel.
+    int64_t minBytes = ir::dtypeBytes(ctx_.program->dtype);
+    for (size_t d = 0; d < ten.shape.size(); ++d) {
+      bool split = static_cast<int>(d) == op.fmap;
+      for (size_t a = 0; a < cfg_.grid.size(); ++a) split = split || op.imap[a] == static_cast<int>(d);
+      if (!split) minBytes *= ten.shape[d];
+    }
+    return minBytes <= ctx_.limits->smemBytesPerBlock;
   }
 
   static bool broadcast(const BVal& a, const BVal& b, BVal& out) {
@@ -289,6 +298,7 @@ class BodySearch {
       if (ra < 2 || rb < 2 || ra != rb) return false;
       Label k = a.labels[ra - 1];
       if (k == kUnit || k != b.labels[rb - 2] || a.shape[ra - 1] != b.shape[rb - 2]) return false;
+      if (!partialOf(k) && !ctx_.labels->reduced[static_cast<size_t>(k)]) return false;
       BVal batchA, batchB;
       batchA.shape.assign(a.shape.begin(), a.shape.end() - 2);
       batchA.labels.assign(a.labels.begin(), a.labels.end() - 2);
@@ -470,6 +480,9 @@ class BodySearch {
       for (size_t d = 0; d < a.labels.size(); ++d) {
         Label l = a.labels[d];
         if (l == kUnit || a.shape[d] == 1) continue;
+        // Only indices the program itself reduces over (partial results of
+        // split reductions included) may be reduced.
+        if (!partialOf(l) && !ctx_.labels->reduced[static_cast<size_t>(l)]) continue;
         BodyOp op;
         op.kind = ir::OpKind::ReduceSum;
         op.in0 = i;
@@ -496,14 +509,31 @@ class BodySearch {
       }
       // Scaling and shifting to an exact argument of a function in the target.
       if (depthLeft >= 1) tryFixes(i, depthLeft);
-      // Binary operators.
-      for (int j = 0; j < n; ++j) {
-        const BVal& b = vals_[static_cast<size_t>(j)];
-        if (b.hidden || a.after != b.after) continue;
-        for (ir::OpKind k : ctx_.kinds) {
-          bool commutative = k == ir::OpKind::Add || k == ir::OpKind::Mul;
-          bool binary = ir::isElementwiseBinary(k) || k == ir::OpKind::Matmul;
-          if (!binary || (commutative && j < i) || (!commutative && i == j)) continue;
+      // Binary operators. The canonical order admits an operator of a
+      // smaller kind than the last one only when it reads the last value,
+      // so most pairs are skipped before any work.
+      int last = n - 1;
+      int lastKind = ops_.empty() ? -1 : static_cast<int>(ops_.back().kind);
+      for (ir::OpKind k : ctx_.kinds) {
+        bool commutative = k == ir::OpKind::Add || k == ir::OpKind::Mul;
+        bool binary = ir::isElementwiseBinary(k) || k == ir::OpKind::Matmul;
+        if (!binary) continue;
+        bool onlyWithLast = !ctx_.bruteForce && static_cast<int>(k) < lastKind;
+        if (onlyWithLast && i != last) {
+          // Only (i, last) can qualify.
+          const BVal& b = vals_[static_cast<size_t>(last)];
+          if (b.hidden || a.after != b.after || (commutative && last < i)) continue;
+          BodyOp op;
+          op.kind = k;
+          op.in0 = i;
+          op.in1 = last;
+          tryMove(op, depthLeft);
+          continue;
+        }
+        for (int j = 0; j < n; ++j) {
+          const BVal& b = vals_[static_cast<size_t>(j)];
+          if (b.hidden || a.after != b.after) continue;
+          if ((commutative && j < i) || (!commutative && i == j)) continue;
           BodyOp op;
           op.kind = k;
           op.in0 = i;

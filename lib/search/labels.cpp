@@ -87,6 +87,17 @@ ProgramLabels analyzeLabels(const ir::Graph& g) {
       out.ofValue[v].push_back(classOfRoot[static_cast<size_t>(root)]);
     }
   }
+  out.reduced.assign(out.extent.size(), 0);
+  for (const ir::Op& op : g.ops) {
+    if (ir::isReduction(op.kind)) {
+      const Labels& in = out.ofValue[static_cast<size_t>(op.inputs[0])];
+      out.reduced[static_cast<size_t>(in[static_cast<size_t>(op.dim)])] = 1;
+    } else if (op.kind == ir::OpKind::Matmul) {
+      const Labels& a = out.ofValue[static_cast<size_t>(op.inputs[0])];
+      out.reduced[static_cast<size_t>(a.back())] = 1;
+    }
+  }
+  out.reduced[0] = 0;
   out.inOutput.assign(out.extent.size(), 0);
   for (ir::ValueId o : g.outputs)
     for (Label l : out.ofValue[static_cast<size_t>(o)]) out.inOutput[static_cast<size_t>(l)] = 1;

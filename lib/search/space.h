@@ -35,6 +35,7 @@ struct ProgramLabels {
   std::vector<Labels> ofValue;    // per program value, per dim
   std::vector<int64_t> extent;    // per class label (index 0 = unit, extent 1)
   std::vector<char> inOutput;     // class appears in an output's labels
+  std::vector<char> reduced;      // the program sums (or maximizes) over this class somewhere
   int numClasses = 0;             // labels 1..numClasses are classes
 };
 ProgramLabels analyzeLabels(const ir::Graph& program);
