@@ -21,15 +21,6 @@ namespace {
 
 constexpr int64_t kWorkspaceAlign = 256;
 
-std::string elemType(ir::DType t) {
-  switch (t) {
-    case ir::DType::F16: return "__half";
-    case ir::DType::BF16: return "__nv_bfloat16";
-    case ir::DType::F32: return "float";
-  }
-  return "float";
-}
-
 std::string commentLines(const std::string& text, const std::string& indent) {
   std::istringstream in(text);
   std::string line, out;
@@ -52,7 +43,7 @@ Result generateCuda(const ir::Graph& program, const Options& options) {
     res.error = e;
     return res;
   }
-  const std::string type = elemType(program.dtype);
+  const std::string type = elementTypeName(program.dtype);
   EmitOptions eo;
   eo.smArch = options.smArch;
   eo.fastPaths = options.fastPaths;

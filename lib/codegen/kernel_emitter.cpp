@@ -1,19 +1,23 @@
 // One custom kernel → one __global__ function.
 //
 // Every body value gets a home:
-//  - a tile, and any value a matmul reads or that has several consumers, is
-//    materialized in shared memory (the program dtype when a matmul reads it,
-//    else f32);
-//  - an element-wise operator or transpose with one consumer is an inline
+//  - a tile, a value a matmul reads, and a value read from more than one
+//    operand slot are materialized in shared memory (the program dtype when
+//    a matmul reads it, else f32);
+//  - an element-wise operator or transpose read from one slot is an inline
 //    expression, fused into the pass of its consumer;
-//  - an accumulator lives in shared memory as f32, or, when it sums a
-//    tensor-core matmul, in the mma fragments of each warp across the loop;
+//  - an accumulator lives in shared memory as f32, or in registers across
+//    the loop (a warp's mma fragments when it sums a tensor-core matmul, a
+//    thread's few elements otherwise) and in shared memory after it;
 //  - a matmul or reduction whose only consumer is an accumulator writes into
 //    the accumulator directly.
-// Statements are emitted in order: accumulator initialisation, the for-loop
-// body (operators that depend on no accumulator), then the operators after
-// the loop. Every statement is a loop of all threads over the elements it
-// writes, followed by __syncthreads(); simple and clearly race-free.
+// Statements are emitted in order: accumulator initialisation, tiles loaded
+// before the loop (loop-invariant ones, stage 0 of double-buffered ones), the
+// for-loop body (operators that depend on no accumulator), then the operators
+// after the loop. Every statement is a loop of all threads over the elements
+// it writes, followed by __syncthreads(); simple and clearly race-free. The
+// fast paths (options.fastPaths) change how a statement is computed, never
+// what it computes; docs/codegen.md lists them.
 #include "kernel_emitter.h"
 
 #include <fmt/format.h>
@@ -63,15 +67,6 @@ std::string sanitize(const std::string& name) {
   std::string out;
   for (char c : name) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
   return out;
-}
-
-std::string elemType(ir::DType t) {
-  switch (t) {
-    case ir::DType::F16: return "__half";
-    case ir::DType::BF16: return "__nv_bfloat16";
-    case ir::DType::F32: return "float";
-  }
-  return "float";
 }
 
 std::string floatLiteral(double v) {
@@ -764,7 +759,7 @@ class Emitter {
     fa.push_back("0");
     fb.push_back("0");
     fb.push_back("tn * 8");
-    std::string t = elemType(dtype_);
+    std::string t = elementTypeName(dtype_);
     return fmt::format(
         "{}"
         "        const int tm = ({} / {}) % {}, tn = {} % {};\n"
@@ -904,7 +899,7 @@ class Emitter {
       std::string body = fmt::format(
           "__align__(16) {} mg_v[{}];\n      for (int e = 0; e < {}; ++e) mg_store(&mg_v[e], {});\n"
           "      mg_store16(&{}[{}], mg_v);",
-          elemType(dtype_), vec, vec, expr(v, ce), out, offsetIn(cb));
+          elementTypeName(dtype_), vec, vec, expr(v, ce), out, offsetIn(cb));
       return head + elementLoop(vs, body, decl);
     }
     std::string decl;
@@ -933,7 +928,7 @@ class Emitter {
   }
 
   std::string emitFunction(const std::string& name, int64_t sharedBytes) {
-    std::string t = elemType(dtype_);
+    std::string t = elementTypeName(dtype_);
     std::vector<std::string> params;
     for (size_t i = 0; i < body_.inputs.size(); ++i)
       params.push_back(fmt::format("const {}* __restrict__ g_arg{}", t, i));
@@ -1009,6 +1004,15 @@ class Emitter {
 };
 
 }  // namespace
+
+std::string elementTypeName(ir::DType dtype) {
+  switch (dtype) {
+    case ir::DType::F16: return "__half";
+    case ir::DType::BF16: return "__nv_bfloat16";
+    case ir::DType::F32: return "float";
+  }
+  return "float";
+}
 
 int64_t sharedMemoryLimit(int smArch) {
   if (smArch >= 90) return 227 * 1024;

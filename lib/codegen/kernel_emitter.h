@@ -29,6 +29,9 @@ struct KernelCode {
   std::vector<std::string> fastPathsUsed;  // e.g. "mma.sync", for comments and tests
 };
 
+// The CUDA type of a program dtype: "__half", "__nv_bfloat16" or "float".
+std::string elementTypeName(ir::DType dtype);
+
 // Per-block shared-memory limit of a compute capability, in bytes.
 int64_t sharedMemoryLimit(int smArch);
 
