@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mirage/parse/parser.h"
+#include "mirage/search/bench.h"
 #include "mirage/verify/bench.h"
 
 namespace {
@@ -17,6 +18,7 @@ namespace {
 struct Context {
   std::string examples;  // folder of the bundled .mg programs
   int threads = 0;
+  double searchSeconds = 60;  // search section: budget per example
 };
 
 using Section = std::function<std::vector<mirage::verify::Measurement>(const Context&)>;
@@ -44,16 +46,29 @@ std::vector<mirage::verify::Measurement> verifySection(const Context& ctx) {
   return out;
 }
 
+// The search: per example, time to the first and to the best verified
+// μGraph, kernel launches, states explored and pruned, candidates verified.
+std::vector<mirage::verify::Measurement> searchSection(const Context& ctx) {
+  std::vector<mirage::verify::Measurement> out;
+  for (const char* name : {"rmsnorm_linear", "gqa", "gated_mlp", "lora", "ntrans", "qknorm_gqa"}) {
+    auto g = loadExample(ctx, std::string(name) + ".mg");
+    if (!g) throw std::runtime_error(fmt::format("cannot read {}.mg", name));
+    for (auto& m : mirage::search::measureSearch(name, *g, ctx.searchSeconds, ctx.threads))
+      out.push_back({m.name, m.value, m.unit});
+  }
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::map<std::string, Section> sections = {{"verify", verifySection}};
+  const std::map<std::string, Section> sections = {{"verify", verifySection}, {"search", searchSection}};
   CLI::App app{"mirage-bench: measure the components of mirage-opt"};
   std::vector<std::string> chosen;
   Context ctx;
   ctx.examples = "examples";
   bool json = false;
-  app.add_option("--section", chosen, "sections to run (default: all): verify")
+  app.add_option("--section", chosen, "sections to run (default: all): verify, search")
       ->check(CLI::IsMember([&] {
         std::vector<std::string> names;
         for (auto& [n, s] : sections) names.push_back(n);
@@ -61,6 +76,7 @@ int main(int argc, char** argv) {
       }()));
   app.add_option("--examples", ctx.examples, "folder with the bundled .mg programs");
   app.add_option("-j,--jobs", ctx.threads, "threads (default: all cores)");
+  app.add_option("--search-seconds", ctx.searchSeconds, "search section: time budget per example");
   app.add_flag("--json", json, "print one JSON object instead of text");
   app.set_version_flag("--version", std::string("mirage-bench ") + MIRAGE_VERSION);
   try {
