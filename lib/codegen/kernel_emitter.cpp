@@ -221,13 +221,13 @@ class Emitter {
                                            : "s_" + sanitize(body_.value(v).name);
     }
     // Tensor-core matmuls: both operands in shared memory in the program
-    // dtype (f16/bf16), and m, n, k multiples of the m16n8k16 fragment.
+    // dtype (f16/bf16), n and k multiples of the m16n8k16 fragment (any m).
     for (const ir::Op& op : body_.ops) {
       if (op.kind != OpKind::Matmul || !opt_.fastPaths || !lowPrecision() || warps_ == 0) continue;
       const Shape& sa = shape(op.inputs[0]);
       const Shape& sb = shape(op.inputs[1]);
-      int64_t m = sa[sa.size() - 2], k = sa.back(), n = sb.back();
-      if (m % 16 || n % 8 || k % 16) continue;
+      int64_t k = sa.back(), n = sb.back();  // any m: rows past it are zero padding
+      if (n % 8 || k % 16) continue;
       if (info(op.inputs[0]).home != Home::Shared || info(op.inputs[1]).home != Home::Shared) continue;
       if (info(op.inputs[0]).f32 || info(op.inputs[1]).f32) continue;
       ValueInfo& vi = info(op.results[0]);
@@ -237,7 +237,7 @@ class Emitter {
       // Summed over the loop: keep the partial sums in the fragments.
       if (vi.home == Home::IntoAccum) {
         const ir::Op& acc = body_.ops[static_cast<size_t>(users_[static_cast<size_t>(op.results[0])][0])];
-        int64_t tiles = ir::numElements(shape(op.results[0])) / (16 * 8);
+        int64_t tiles = mmaTiles(shape(op.results[0])).total;
         int64_t perWarp = (tiles + warps_ - 1) / warps_;
         if (acc.accumOp == ir::AccumOp::Sum && perWarp * 4 <= 64) {
           ValueInfo& ai = info(acc.results[0]);
@@ -746,7 +746,12 @@ class Emitter {
     const Shape& so = shape(op.results[0]);
     size_t r = so.size();
     int64_t m = so[r - 2], n = so[r - 1], k = shape(a).back();
-    int64_t tilesM = m / 16, tilesN = n / 8;
+    int64_t tilesM = mmaTiles(so).tilesM, tilesN = n / 8;
+    // Rows past m (when m is not a multiple of 16) read as zero.
+    auto rowGuard = [&](const char* row) {
+      return m % 16 == 0 ? std::string() : fmt::format("tm * 16 + {} < {} ? ", row, m);
+    };
+    auto rowElse = [&]() { return m % 16 == 0 ? std::string() : std::string(" : 0u"); };
     const ValueInfo& ai = info(a);
     const ValueInfo& bi = info(b);
     int64_t pa = ai.strides[ai.strides.size() - 2], pb = bi.strides[bi.strides.size() - 2];
@@ -768,15 +773,16 @@ class Emitter {
         "        const int g = (threadIdx.x % 32) / 4, q = threadIdx.x % 4;\n"
         "        for (int k0 = 0; k0 < {}; k0 += 16) {{\n"
         "          unsigned fa[4], fb[2];\n"
-        "          fa[0] = mg_ld2(A + g * {pa} + k0 + 2 * q);\n"
-        "          fa[1] = mg_ld2(A + (g + 8) * {pa} + k0 + 2 * q);\n"
-        "          fa[2] = mg_ld2(A + g * {pa} + k0 + 2 * q + 8);\n"
-        "          fa[3] = mg_ld2(A + (g + 8) * {pa} + k0 + 2 * q + 8);\n"
+        "          fa[0] = {g0}mg_ld2(A + g * {pa} + k0 + 2 * q){e};\n"
+        "          fa[1] = {g8}mg_ld2(A + (g + 8) * {pa} + k0 + 2 * q){e};\n"
+        "          fa[2] = {g0}mg_ld2(A + g * {pa} + k0 + 2 * q + 8){e};\n"
+        "          fa[3] = {g8}mg_ld2(A + (g + 8) * {pa} + k0 + 2 * q + 8){e};\n"
         "          mg_ldmatrix_x2_trans(fb, B + (k0 + threadIdx.x % 16) * {pb});\n"
         "          mg_mma_m16n8k16_{}({frag}, fa, fb);\n"
         "        }}\n",
         decl.empty() ? "" : "        " + decl + "\n", tileIndex, tilesN, tilesM, tileIndex, tilesN, ai.var, offsetOf(ai, fa), bi.var,
         offsetOf(bi, fb), k, t == "__half" ? "f16" : "bf16", fmt::arg("pa", pa), fmt::arg("pb", pb),
+        fmt::arg("g0", rowGuard("g")), fmt::arg("g8", rowGuard("g + 8")), fmt::arg("e", rowElse()),
         fmt::arg("frag", frag));
   }
 
@@ -785,12 +791,14 @@ class Emitter {
                             ValueId target, bool intoAccumBuffer) {
     const Shape& so = shape(op.results[0]);
     size_t r = so.size();
-    int64_t tilesM = so[r - 2] / 16, tilesN = so[r - 1] / 8;
+    int64_t m = so[r - 2], tilesM = mmaTiles(so).tilesM, tilesN = so[r - 1] / 8;
     Shape batchShape(so.begin(), so.end() - 2);
     std::string decl;
     auto batch = coords(batchShape, fmt::format("({} / {})", tileIndex, tilesM * tilesN), "b", decl);
     std::string src = decl.empty() ? "" : fmt::format("        {}\n", decl);
     for (int e = 0; e < 4; ++e) {
+      if (m % 16 != 0)  // rows past m are padding
+        src += fmt::format("        if (tm * 16 + g{} < {})\n  ", e >= 2 ? " + 8" : "", m);
       std::vector<std::string> c = batch;
       c.push_back(fmt::format("tm * 16 + g{}", e >= 2 ? " + 8" : ""));
       c.push_back(fmt::format("tn * 8 + 2 * q{}", e % 2 ? " + 1" : ""));
@@ -809,8 +817,8 @@ class Emitter {
     ValueId v = op.results[0];
     const Shape& so = shape(v);
     size_t r = so.size();
-    int64_t tiles = ir::numElements(so) / (16 * 8);
-    int64_t tilesM = so[r - 2] / 16, tilesN = so[r - 1] / 8;
+    int64_t tiles = mmaTiles(so).total;
+    int64_t tilesM = mmaTiles(so).tilesM, tilesN = so[r - 1] / 8;
     std::string head = fmt::format("    // {} = matmul{} on tensor cores: warps take 16x8 output tiles\n",
                                    info(v).var, ir::shapeToString(so));
     if (info(v).home == Home::IntoAccum && info(accumOf(v)).registerAccum) {
@@ -827,6 +835,21 @@ class Emitter {
         tiles, warps_, mmaTile(op, "t", "d"), tilesN, tilesM, tilesN, fragmentStore(op, "t", "d", v, false));
   }
 
+  // Warp tiles (m16 x n8) of a tensor-core matmul result of shape `so`:
+  // rows are rounded up to 16 (fragment rows past m are zero and not stored).
+  struct MmaTiles {
+    int64_t m, tilesM, tilesN, total;
+  };
+  static MmaTiles mmaTiles(const Shape& so) {
+    size_t r = so.size();
+    MmaTiles t;
+    t.m = so[r - 2];
+    t.tilesM = (t.m + 15) / 16;
+    t.tilesN = so[r - 1] / 8;
+    t.total = ir::numElements(so) / (so[r - 2] * so[r - 1]) * t.tilesM * t.tilesN;
+    return t;
+  }
+
   std::string racc(ValueId acc) { return "r_" + info(acc).var; }
 
   std::string emitSpill(const ir::Op& accOp) {
@@ -841,8 +864,8 @@ class Emitter {
     const ir::Op& op = producer(mm);
     const Shape& so = shape(mm);
     size_t r = so.size();
-    int64_t tiles = ir::numElements(so) / (16 * 8);
-    int64_t tilesM = so[r - 2] / 16, tilesN = so[r - 1] / 8;
+    int64_t tiles = mmaTiles(so).total;
+    int64_t tilesM = mmaTiles(so).tilesM, tilesN = so[r - 1] / 8;
     return fmt::format(
         "    // {} = accum(sum): the fragments, summed over the loop, go to shared memory\n"
         "    for (int j = 0; j < {}; ++j) {{\n      const int t = threadIdx.x / 32 + j * {};\n"
