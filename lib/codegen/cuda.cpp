@@ -113,7 +113,9 @@ Result generateCuda(const ir::Graph& program, const Options& options) {
     std::string header = fmt::format("// launch {}: {} = kernel(...) grid=[{}, {}, {}] forloop={} block={}\n", index,
                                      [&] {
                                        std::vector<std::string> n;
-                                       for (ir::ValueId r : op.results) n.push_back(lowered.value(r).name);
+                                       for (ir::ValueId r : op.results)
+                                         n.push_back(lowered.value(r).name.empty() ? fmt::format("(value {})", r)
+                                                                                   : lowered.value(r).name);
                                        return fmt::format("{}", fmt::join(n, ", "));
                                      }(),
                                      op.config.grid[0], op.config.grid[1], op.config.grid[2], op.config.forloop,

@@ -22,10 +22,16 @@ using ir::OpKind;
 using ir::Shape;
 using ir::ValueId;
 
-// Elements of a per-block tile that the lowering aims for: small enough that
-// a few operand tiles fit in shared memory on every target, large enough to
-// keep all threads of a block busy.
+// Elements of a per-block input tile that the lowering aims for: small
+// enough that a few operand tiles fit in shared memory on every target,
+// large enough to keep all threads of a block busy.
 constexpr int64_t kBlockElements = 4096;
+// Outputs per block of an element-wise operator: 8 per thread of a
+// 128-thread block, so that even decode-sized tensors spread over many SMs.
+constexpr int64_t kPointwiseBlockElements = 1024;
+// A reduction aims for this many blocks (one per output row when there are
+// fewer), each reducing its rows over the for-loop.
+constexpr int64_t kReductionBlocks = 128;
 // Edge of a matmul output tile and depth of one for-loop step along k.
 constexpr int64_t kMatmulTile = 64;
 
@@ -155,7 +161,7 @@ std::vector<int> leadingFirst(size_t rank, int skip = -1) {
 std::string lowerPointwise(const Graph& src, const Op& op, const std::vector<ValueId>& map,
                            Graph& out, ValueId* result) {
   const Shape& shape = src.value(op.results[0]).shape;
-  auto splits = chooseSplits(shape, leadingFirst(shape.size()), kBlockElements);
+  auto splits = chooseSplits(shape, leadingFirst(shape.size()), kPointwiseBlockElements);
   KernelBuilder kb(out, src.dtype);
   setGrid(kb.config, splits);
   Op body = op;
@@ -252,7 +258,8 @@ std::string lowerReduction(const Graph& src, const Op& op, const std::vector<Val
   int64_t n = si[static_cast<size_t>(d)], s = op.size;
   // Split the kept dims until one block's output is small, then choose the
   // chunk of the reduced dim so that the input tile fits the budget.
-  auto splits = chooseSplits(so, leadingFirst(so.size(), d), kBlockElements / 8);
+  int64_t outBudget = std::clamp<int64_t>(ir::numElements(so) / kReductionBlocks, 1, kBlockElements / 8);
+  auto splits = chooseSplits(so, leadingFirst(so.size(), d), outBudget);
   int64_t perBlockOut = ir::numElements(so);
   for (auto& [dim, f] : splits) perBlockOut /= f;
   int64_t chunk = n;  // extent of the reduced dim in one iteration's tile
