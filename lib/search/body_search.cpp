@@ -29,6 +29,7 @@ struct BVal {
   Labels labels;
   bool after = false;
   bool hidden = false;  // the scaled half of a two-step fix; not an operand
+  bool variant = false; // changes between for-loop steps (reads a tile with fmap)
   ExprId expr = -1;
   int uses = 0;
   uint64_t sig = 0;
@@ -140,7 +141,19 @@ class BodySearch {
     ops_.reserve(most);
   }
 
-  void run() { dfs(depth_); }
+  void run() {
+    // A single kernel must read every input the outputs depend on: when one
+    // of them cannot fit this configuration, no body can complete.
+    if (final_ && plan_.kernels.empty())
+      for (size_t t = 0; t < plan_.tensors.size(); ++t) {
+        BodyOp op;
+        BVal v;
+        bool needed = false;
+        for (ExprId target : ctx_.targets) needed = needed || ctx_.exprs.isSubexpr(plan_.tensors[t].expr, target);
+        if (needed && !makeTile(static_cast<int>(t), op, v)) return;
+      }
+    dfs(depth_);
+  }
 
  private:
   Context& ctx_;
@@ -194,6 +207,7 @@ class BodySearch {
     v.expr = ten.expr;
     op.kind = ir::OpKind::Tile;
     op.arg = t;
+    v.variant = false;
     for (size_t a = 0; a < cfg_.grid.size(); ++a) {
       for (size_t d = 0; d < ten.labels.size(); ++d)
         if (ten.labels[d] == cfg_.grid[a].label) {
@@ -210,6 +224,7 @@ class BodySearch {
         if (!match) continue;
         if (v.shape[d] % cfg_.forloop != 0) return false;
         op.fmap = static_cast<int>(d);
+        v.variant = true;
         v.shape[d] /= cfg_.forloop;
         if (loopIsPartial()) v.labels[d] = innerOf(l);
         break;
@@ -249,7 +264,9 @@ class BodySearch {
     ExprTable& ex = ctx_.exprs;
     const BVal& a = vals_[static_cast<size_t>(op.in0)];
     v.after = a.after;
+    v.variant = a.variant || (op.in1 >= 0 && vals_[static_cast<size_t>(op.in1)].variant);
     if (op.kind == ir::OpKind::Accum) {
+      v.variant = false;
       v.shape = a.shape;
       v.labels = a.labels;
       v.after = true;
@@ -323,6 +340,10 @@ class BodySearch {
     // An operator that only rescales an operand (add(x, x), x/x·x) adds nothing.
     if (ex.equalUpToScale(v.expr, a.expr) || ex.equalUpToScale(v.expr, b.expr) || ex.isConstant(v.expr))
       return false;
+    // Nor does one that recomputes a value the body has (only broadcast
+    // wider: operators broadcast by themselves).
+    for (const BVal& w : vals_)
+      if (w.after == v.after && ex.equalUpToScale(v.expr, w.expr)) return false;
     return true;
   }
 
@@ -500,7 +521,8 @@ class BodySearch {
       }
       // Accumulation over the for-loop of a value that no longer runs over
       // the loop's index.
-      if (cfg_.loop != kUnit && !a.after &&
+      // Accumulating a value that is the same in every step only scales it.
+      if (cfg_.loop != kUnit && !a.after && a.variant &&
           std::find(a.labels.begin(), a.labels.end(), cfg_.loop) == a.labels.end()) {
         BodyOp op;
         op.kind = ir::OpKind::Accum;
@@ -534,6 +556,7 @@ class BodySearch {
           const BVal& b = vals_[static_cast<size_t>(j)];
           if (b.hidden || a.after != b.after) continue;
           if ((commutative && j < i) || (!commutative && i == j)) continue;
+          if (k == ir::OpKind::Mul && i == j && ctx_.kinds.count(ir::OpKind::Square)) continue;  // square(x)
           BodyOp op;
           op.kind = k;
           op.in0 = i;
@@ -809,9 +832,6 @@ void BodySearch::searchKernels(Context& ctx, Plan& plan, int kernelsLeft, int di
   for (size_t i = 0; i < configs.size(); ++i) {
     if (only >= 0 && static_cast<int>(i) != only) continue;
     if (ctx.stopped()) return;
-    // Intermediate kernels must split a reduction across blocks or change
-    // the tiling: a kernel boundary is only worth a launch when the next
-    // kernel needs every block's results.
     BodySearch body(ctx, plan, configs[i], final, kernelsLeft, discrepancies);
     body.run();
   }
