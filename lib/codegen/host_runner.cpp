@@ -139,7 +139,7 @@ std::unique_ptr<HostModule> HostModule::build(const std::string& source, std::st
   }
   const char* cxx = std::getenv("MIRAGE_HOST_CXX");
   std::vector<std::string> args = {cxx && *cxx ? cxx : MIRAGE_HOST_CXX,
-                                   "-std=c++17", "-O1", "-fPIC", "-shared", "-w", "-DMIRAGE_HOST_SHIM",
+                                   "-std=c++17", "-O1", "-fPIC", "-shared", "-pthread", "-w", "-DMIRAGE_HOST_SHIM",
                                    "-x", "c++", "-I", dir.string(), (dir / "kernel.cu").string(),
                                    "-o", (dir / "kernel.so").string()};
   int rc = spawn(args, (dir / "log.txt").string());

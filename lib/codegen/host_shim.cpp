@@ -23,7 +23,9 @@ const std::string& hostShimHeader() {
 #include <sys/mman.h>
 #include <ucontext.h>
 
+#include <atomic>
 #include <functional>
+#include <thread>
 #include <vector>
 
 #define __global__
@@ -229,11 +231,12 @@ inline bool waiting(const Block& b, const Fiber& f, int t) {
   return false;
 }
 
-// Runs every block of the grid; returns false on a deadlock (threads
-// waiting at barriers that can never be released).
-inline bool runGrid(dim3 grid, dim3 block, size_t sharedBytes, std::function<void()>& body) {
+// Runs blocks first, first + step, ... of the grid on this OS thread;
+// returns false on a deadlock (threads waiting at barriers that can never be
+// released) and sets `stop` so other workers end early too.
+inline bool runBlocks(dim3 grid, dim3 block, size_t sharedBytes, std::function<void()>& body, long long first,
+                      long long step, std::atomic<bool>& stop) {
   int threads = static_cast<int>(block.x * block.y * block.z);
-  if (threads <= 0 || threads > 1024) return false;
   size_t stackBytes = kStackBytes * static_cast<size_t>(threads);
   void* stacks = mmap(nullptr, stackBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (stacks == MAP_FAILED) return false;
@@ -248,9 +251,10 @@ inline bool runGrid(dim3 grid, dim3 block, size_t sharedBytes, std::function<voi
   bool ok = true;
   gridDim = grid;
   blockDim = block;
-  for (unsigned bz = 0; bz < grid.z && ok; ++bz)
-    for (unsigned by = 0; by < grid.y && ok; ++by)
-      for (unsigned bx = 0; bx < grid.x && ok; ++bx) {
+  long long blocks = static_cast<long long>(grid.x) * grid.y * grid.z;
+  for (long long id = first; id < blocks && ok && !stop.load(std::memory_order_relaxed); id += step) {
+        unsigned bx = static_cast<unsigned>(id % grid.x), by = static_cast<unsigned>((id / grid.x) % grid.y),
+                 bz = static_cast<unsigned>(id / (static_cast<long long>(grid.x) * grid.y));
         blockIdx = uint3{bx, by, bz};
         b.fibers.assign(static_cast<size_t>(threads), Fiber{});
         b.live = threads;
@@ -300,13 +304,37 @@ inline bool runGrid(dim3 grid, dim3 block, size_t sharedBytes, std::function<voi
             fprintf(stderr, "mirage host shim: deadlock in block (%u, %u, %u): threads wait at barriers "
                             "that cannot complete\n", bx, by, bz);
             ok = false;
+            stop = true;
             break;
           }
         }
-      }
+  }
   current_block = saved;
   munmap(stacks, stackBytes);
   return ok;
+}
+
+// Runs every block of the grid: blocks are independent (no two write the
+// same element), so they are spread over MIRAGE_HOST_THREADS OS threads
+// (default: the hardware's, at most 8). Returns false on a deadlock.
+inline bool runGrid(dim3 grid, dim3 block, size_t sharedBytes, std::function<void()>& body) {
+  int threads = static_cast<int>(block.x * block.y * block.z);
+  if (threads <= 0 || threads > 1024) return false;
+  long long blocks = static_cast<long long>(grid.x) * grid.y * grid.z;
+  long long workers = std::thread::hardware_concurrency();
+  if (const char* env = getenv("MIRAGE_HOST_THREADS")) workers = atoll(env);
+  workers = workers < 1 ? 1 : workers > 8 ? 8 : workers;
+  if (workers > blocks) workers = blocks;
+  std::atomic<bool> stop{false};
+  if (workers <= 1) return runBlocks(grid, block, sharedBytes, body, 0, 1, stop);
+  std::vector<std::thread> pool;
+  std::vector<char> results(static_cast<size_t>(workers), 1);
+  for (long long w = 0; w < workers; ++w)
+    pool.emplace_back([&, w] { results[static_cast<size_t>(w)] = runBlocks(grid, block, sharedBytes, body, w, workers, stop); });
+  for (std::thread& t : pool) t.join();
+  for (char r : results)
+    if (!r) return false;
+  return true;
 }
 
 }  // namespace mg_shim
