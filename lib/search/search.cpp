@@ -136,8 +136,17 @@ class Engine {
       initContext(probe, program_, labels_, opt_.limits);
       for (int k = 1; k <= opt_.limits.maxKernels; ++k) {
         int configs = countFirstConfigs(probe, k);
+        size_t first = items_.size();
         for (int d = 0; d <= opt_.limits.maxDiscrepancies; ++d)
           for (int c = 0; c < configs; ++c) items_.push_back({k, d, c});
+        // Configurations come most promising first (for-loop over the
+        // largest reduction, most grid axes), so later passes of the first
+        // ones are worth more than early passes of the last ones: each block
+        // of six configurations is one pass behind the block before it.
+        std::stable_sort(items_.begin() + static_cast<std::ptrdiff_t>(first), items_.end(),
+                         [](const Item& a, const Item& b) {
+                           return a.depth + a.config / 6 < b.depth + b.config / 6;
+                         });
       }
     }
     int jobs = std::max(1, opt_.jobs);

@@ -27,7 +27,7 @@ namespace mirage::search {
 // Bounds of the space. They are part of the result cache's key.
 struct Limits {
   int maxKernels = 3;             // custom kernels per μGraph
-  int maxBlockOps = 24;           // operators per kernel body (tiles and saves excluded)
+  int maxBlockOps = 20;           // operators per kernel body (tiles and saves excluded)
   int maxDiscrepancies = 8;       // body values per plan that are not terms of the input program
   int maxGridDims = 3;
   int64_t smemBytesPerBlock = 227 * 1024;  // shared memory one block may use (the driver sets the target's)
