@@ -252,6 +252,16 @@ bool Gpu::prepare(const LaunchPlan& plan, const CompileResult& binary, Prepared*
   CudaDriver& d = *driver_;
   p->driver = &d;
   p->plan = &plan;
+  // A plan of copies only needs no module (and its file may have no kernel).
+  if (!plan.launches.empty()) {
+    if (!loadKernels(plan, binary, p, error)) return false;
+  }
+  return allocateBuffers(plan, p, error);
+}
+
+bool Gpu::loadKernels(const LaunchPlan& plan, const CompileResult& binary, Prepared* p,
+                      std::string* error) {
+  CudaDriver& d = *driver_;
   if (!binary.ok) {
     *error = "the candidate did not compile: " + binary.error;
     return false;
@@ -283,6 +293,11 @@ bool Gpu::prepare(const LaunchPlan& plan, const CompileResult& binary, Prepared*
       return false;
     p->functions.push_back(f);
   }
+  return true;
+}
+
+bool Gpu::allocateBuffers(const LaunchPlan& plan, Prepared* p, std::string* error) {
+  CudaDriver& d = *driver_;
   auto allocate = [&](int64_t bytes, std::unique_ptr<DeviceMemory>* out) {
     auto m = std::make_unique<DeviceMemory>();
     m->driver = &d;

@@ -206,8 +206,10 @@ std::optional<LaunchPlan> parseLaunchPlan(std::string_view source, std::string* 
     *error = "no '// mirage-plan v1' line: the file carries no launch plan";
     return std::nullopt;
   }
-  if (plan.launches.empty()) {
-    *error = "the launch plan has no launch";
+  // A program whose outputs are all inputs (or repeat one another) has no
+  // launch: its plan is copies only. A plan without outputs does nothing.
+  if (plan.outputs.empty()) {
+    *error = "the launch plan has no output";
     return std::nullopt;
   }
   for (const PlanLaunch& launch : plan.launches)

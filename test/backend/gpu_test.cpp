@@ -168,6 +168,23 @@ TEST_CASE("workspace arguments point into one workspace allocation; copies follo
   CHECK(again == std::vector<float>{1, 2, 3, 4});
 }
 
+TEST_CASE("a plan of copies only runs without a module or a compiled binary") {
+  std::string why;
+  auto gpu = Gpu::open(&why, 0, FAKE_CUDA_PATH);
+  REQUIRE(gpu);
+  LaunchPlan plan;
+  plan.inputs = {{"X", mirage::ir::DType::F32, {4}}};
+  plan.outputs = {{"Y", mirage::ir::DType::F32, {4}}};
+  plan.copies = {{{PlanArg::Kind::Output, 0, 0}, {PlanArg::Kind::Input, 0, 0}, 16}};
+  CompileResult nothing;  // not compiled: no kernel needs it
+  RunResult r = gpu->run(plan, nothing, {floats({1, 2, 3, 4})});
+  INFO(r.error);
+  REQUIRE(r.ok);
+  std::vector<float> y(4);
+  std::memcpy(y.data(), r.outputs[0].data(), 16);
+  CHECK(y == std::vector<float>{1, 2, 3, 4});
+}
+
 TEST_CASE("timing takes the median of event times and rejects impossible ones") {
   FakeDriver fake;
   fake.get<void (*)()>("fake_cuda_reset")();

@@ -79,7 +79,7 @@ TEST_CASE("malformed plans are rejected with the line and the problem") {
   CHECK(parseError("// mirage-plan v1\n// mirage-plan workspace 8\n"
                    "// mirage-plan launch k grid=1 block=32 args=ws+8\n") ==
         "launch of k uses ws+8, beyond the 8-byte workspace");
-  CHECK(parseError("// mirage-plan v1\n") == "the launch plan has no launch");
+  CHECK(parseError("// mirage-plan v1\n") == "the launch plan has no output");
   const std::string withBuffers =
       "// mirage-plan v1\n// mirage-plan input X f32 4\n// mirage-plan output Y f32 4\n"
       "// mirage-plan launch k grid=1 block=32 args=in0,out0\n";
@@ -91,4 +91,20 @@ TEST_CASE("malformed plans are rejected with the line and the problem") {
         "copy of 32 bytes overruns out0 (16 bytes)");
   CHECK(parseError("// mirage-plan v1\n// mirage-plan frobnicate\n") ==
         "line 2: unknown mirage-plan entry 'frobnicate'");
+}
+
+TEST_CASE("a plan without launches (an output that is an input) is copies only") {
+  const std::string text =
+      "// mirage-plan v1\n// mirage-plan input X f16 2,3\n// mirage-plan output Y f16 2,3\n"
+      "// mirage-plan workspace 0\n// mirage-plan copy out0 in0 12\n";
+  std::string error;
+  auto plan = parseLaunchPlan(text, &error);
+  REQUIRE(plan);
+  CHECK(error.empty());
+  CHECK(plan->launches.empty());
+  REQUIRE(plan->copies.size() == 1);
+  CHECK(plan->copies[0].destination.kind == PlanArg::Kind::Output);
+  CHECK(plan->copies[0].source.kind == PlanArg::Kind::Input);
+  CHECK(plan->copies[0].bytes == 12);
+  CHECK(formatLaunchPlan(*plan) == text);
 }

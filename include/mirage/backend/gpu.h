@@ -104,6 +104,9 @@ class Gpu {
   // Loads the module, resolves the plan's kernels and allocates its buffers.
   bool prepare(const LaunchPlan& plan, const CompileResult& binary, Prepared* p,
                std::string* error);
+  bool loadKernels(const LaunchPlan& plan, const CompileResult& binary, Prepared* p,
+                   std::string* error);
+  bool allocateBuffers(const LaunchPlan& plan, Prepared* p, std::string* error);
   bool launchAll(const Prepared& p, std::string* error);
   bool check(int result, const char* what, std::string* error);
 
