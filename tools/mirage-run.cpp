@@ -1,7 +1,8 @@
 // mirage-run PROGRAM --in NAME=FILE.npy ... --out NAME=FILE.npy ...
 // [--device cpu|cuda] [--seed N]: runs a program on real numbers
 // (../shared/spec/cli.md). A .mg program runs on the reference interpreter
-// (lib/interp, docs/interpreter.md).
+// (lib/interp, docs/interpreter.md); a .cu file on the CPU under the host
+// shim (lib/codegen) or on a GPU (lib/backend, --device cuda).
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
@@ -9,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "mirage/backend/run_cuda.h"
 #include "mirage/codegen/host_runner.h"
 #include "mirage/interp/run.h"
 #include "mirage/parse/parser.h"
@@ -75,8 +77,12 @@ int main(int argc, char** argv) {
         return interp::kExitFailed;
       }
     }
-    std::cerr << "mirage-run: error: running .cu files on a GPU is not implemented yet\n";
-    return interp::kExitFailed;
+    try {  // device code through NVRTC, launches from the file's plan (lib/backend, docs/backend.md)
+      return backend::runCudaFileOnGpu(program, options, std::cout, std::cerr);
+    } catch (const std::exception& e) {
+      std::cerr << "mirage-run: internal error: " << e.what() << "\n";
+      return interp::kExitFailed;
+    }
   }
   if (device != "cpu") {
     std::cerr << "mirage-run: error: --device " << device

@@ -59,10 +59,15 @@ OpWork opWork(const Graph& g, const Op& op, bool tensorCores) {
     const ir::Shape& a = g.value(op.inputs[0]).shape;
     const int64_t m = out[out.size() - 2], n = out.back(), k = a.back();
     const double flops = 2.0 * w.elementsOut * static_cast<double>(k);
-    // The generator uses mma.sync m16n8k16 only when the shapes are multiples
-    // of the fragment; otherwise the plain CUDA-core loop.
-    const bool fragments = m % 16 == 0 && n % 8 == 0 && k % 16 == 0;
-    (tensorCores && fragments ? w.tensorFlops : w.cudaFlops) = flops;
+    // The generator uses mma.sync m16n8k16 when n and k are multiples of the
+    // fragment (any m: fragment rows past m are zeros, computed and dropped,
+    // so the tensor cores do the work of m rounded up to 16); otherwise the
+    // plain CUDA-core loop.
+    const bool fragments = n % 8 == 0 && k % 16 == 0;
+    if (tensorCores && fragments)
+      w.tensorFlops = flops * static_cast<double>((m + 15) / 16 * 16) / static_cast<double>(m);
+    else
+      w.cudaFlops = flops;
   } else if (ir::isReduction(op.kind)) {
     w.cudaFlops = w.elementsIn * flopsPerElement(op.kind);
   } else {
@@ -100,10 +105,47 @@ int64_t divisorAtMost(int64_t n, int64_t limit, int64_t prefer) {
   return bestPreferred ? bestPreferred : best;
 }
 
-// Per-block tile budget (elements) and matmul tile edge the code generator's
-// lowering of pre-defined operators uses (lib/codegen/lower.cpp).
+// The launch shapes of the code generator's lowering of pre-defined
+// operators (lib/codegen/lower.cpp), mirrored here because the backend does
+// not reach into the generator: per-block input tile budget, outputs per
+// block of an element-wise operator, blocks a reduction aims at, and the
+// matmul tile edge.
 constexpr int64_t kBlockElements = 4096;
+constexpr int64_t kPointwiseBlockElements = 1024;
+constexpr int64_t kReductionBlocks = 128;
 constexpr int64_t kMatmulTile = 64;
+
+// As the generator's chooseSplits: for dims in `order`, the smallest factor
+// dividing the extent that brings one block's elements within `budget` (or
+// the whole extent), at most three split dims. Returns the product of the
+// factors: the number of blocks.
+int64_t splitBlocks(const ir::Shape& shape, const std::vector<int>& order, int64_t budget) {
+  int64_t remaining = ir::numElements(shape), blocks = 1;
+  int splits = 0;
+  for (int d : order) {
+    if (remaining <= budget || splits == 3) break;
+    const int64_t extent = shape[static_cast<size_t>(d)];
+    int64_t factor = extent;
+    for (int64_t f = 2; f <= extent; ++f)
+      if (extent % f == 0 && remaining / f <= budget) {
+        factor = f;
+        break;
+      }
+    if (factor > 1) {
+      ++splits;
+      blocks *= factor;
+    }
+    remaining /= factor;
+  }
+  return blocks;
+}
+
+std::vector<int> dimsExcept(size_t rank, int skip) {
+  std::vector<int> order;
+  for (int d = 0; d < static_cast<int>(rank); ++d)
+    if (d != skip) order.push_back(d);
+  return order;
+}
 
 // A pre-defined operator, which the generator lowers as one kernel; the
 // launch shape assumed here follows that lowering (docs/cost-model.md,
@@ -138,18 +180,29 @@ LaunchWork predefinedWork(const Graph& g, const Op& op, int64_t threads) {
     w.blockLoadBytes = blockIn + static_cast<double>(tm * tn) * bytes;
     w.blockSmemBytes = 2 * blockIn;  // each staged element written once, read once
   } else if (ir::isReduction(op.kind)) {
-    // Blocks of up to 512 outputs; the loop walks the reduced dim in chunks
-    // of up to 4096 input elements per block.
-    w.blocks = std::max<int64_t>(1, ceilDiv(outElems, kBlockElements / 8));
-    const int64_t inPerBlock = ir::numElements(g.value(op.inputs[0]).shape) / w.blocks;
-    w.iterations = std::max<int64_t>(1, ceilDiv(inPerBlock, kBlockElements));
-    w.smemPerBlock = std::min(inPerBlock, kBlockElements) * bytes * (w.iterations > 1 ? 2 : 1);
+    // A grid over the kept dims aiming at 128 blocks of at most 512 outputs;
+    // the loop walks the reduced dim in chunks (multiples of `size`) so that
+    // one iteration's tile holds at most 4096 input elements.
+    const ir::Shape& in = g.value(op.inputs[0]).shape;
+    const int64_t n = in[static_cast<size_t>(op.dim)], s = std::max<int64_t>(1, op.size);
+    const int64_t outBudget = std::clamp<int64_t>(outElems / kReductionBlocks, 1, kBlockElements / 8);
+    w.blocks = splitBlocks(out, dimsExcept(out.size(), op.dim), outBudget);
+    const int64_t perBlockOut = outElems / w.blocks;
+    int64_t chunk = n;
+    for (int64_t c = s; c <= n; c += s)
+      if (n % c == 0 && perBlockOut / s * c <= kBlockElements) chunk = c;
+    if (perBlockOut / s * chunk > kBlockElements) chunk = s;
+    w.iterations = n / chunk;
+    const int64_t tileElems = perBlockOut / s * chunk;
+    const int64_t inPerBlock = ir::numElements(in) / w.blocks;
+    w.smemPerBlock = tileElems * bytes * (w.iterations > 1 ? 2 : 1) + perBlockOut * 4;
     w.blockLoadBytes = w.dramBytes / static_cast<double>(w.blocks);
     w.blockSmemBytes = 2.0 * static_cast<double>(inPerBlock) * bytes;
   } else {
-    // Element-wise and transpose: blocks of up to 4096 outputs, one pass.
-    w.blocks = std::max<int64_t>(1, ceilDiv(outElems, kBlockElements));
-    const int64_t perBlock = std::min(outElems, kBlockElements);
+    // Element-wise and transpose: a grid over the output (leading dims
+    // first) of at most 1024 outputs per block, one pass.
+    w.blocks = splitBlocks(out, dimsExcept(out.size(), -1), kPointwiseBlockElements);
+    const int64_t perBlock = outElems / w.blocks;
     w.smemPerBlock = perBlock * bytes * static_cast<int64_t>(op.inputs.size() + 1);
     w.blockLoadBytes = w.dramBytes / static_cast<double>(w.blocks);
     w.blockSmemBytes = static_cast<double>(w.smemPerBlock) * 2;

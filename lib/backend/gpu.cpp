@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -109,6 +110,11 @@ struct Gpu::Prepared {
     if (module) driver->cuModuleUnload(module);
   }
 };
+
+std::string defaultDriverLibrary() {
+  const char* env = std::getenv("MIRAGE_CUDA_DRIVER");
+  return env && *env ? std::string(env) : std::string("libcuda.so.1");
+}
 
 std::string DeviceProps::archString() const { return fmt::format("sm_{}", smArch); }
 

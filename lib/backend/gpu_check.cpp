@@ -10,37 +10,11 @@
 #include "mirage/interp/interpreter.h"
 #include "mirage/interp/rounding.h"
 #include "mirage/interp/tensor.h"
+#include "tensor_bytes.h"
 
 namespace mirage::backend {
 
 namespace {
-
-std::vector<uint8_t> toBytes(const interp::Tensor& t, ir::DType dtype) {
-  std::vector<uint8_t> bytes(static_cast<size_t>(t.size() * ir::dtypeBytes(dtype)));
-  for (int64_t i = 0; i < t.size(); ++i) {
-    const float v = t.data[static_cast<size_t>(i)];
-    uint8_t* at = &bytes[static_cast<size_t>(i * ir::dtypeBytes(dtype))];
-    if (dtype == ir::DType::F32) {
-      std::memcpy(at, &v, 4);
-    } else {
-      const uint16_t h = dtype == ir::DType::F16 ? interp::floatToHalfBits(v) : interp::floatToBf16Bits(v);
-      std::memcpy(at, &h, 2);
-    }
-  }
-  return bytes;
-}
-
-float elementAt(const std::vector<uint8_t>& bytes, int64_t i, ir::DType dtype) {
-  const uint8_t* at = &bytes[static_cast<size_t>(i * ir::dtypeBytes(dtype))];
-  if (dtype == ir::DType::F32) {
-    float v = 0;
-    std::memcpy(&v, at, 4);
-    return v;
-  }
-  uint16_t h = 0;
-  std::memcpy(&h, at, 2);
-  return dtype == ir::DType::F16 ? interp::halfBitsToFloat(h) : interp::bf16BitsToFloat(h);
-}
 
 std::string mismatch(const LaunchPlan& plan, const ir::Graph& program) {
   if (plan.inputs.size() != program.inputs.size() || plan.outputs.size() != program.outputs.size())
@@ -83,7 +57,7 @@ GpuCheckResult checkAgainstInterpreter(Gpu& gpu, const LaunchPlan& plan, const C
   for (size_t i = 0; i < plan.inputs.size(); ++i) {
     interp::Tensor t = interp::randomTensor(plan.inputs[i].shape, dtype, seed, plan.inputs[i].name);
     for (float& v : t.data) v = interp::roundToDType(v * 0.5f, dtype);
-    inputBytes.push_back(toBytes(t, dtype));
+    inputBytes.push_back(tensorToBytes(t, dtype));
     inputs.push_back(std::move(t));
   }
   std::vector<interp::Tensor> reference;

@@ -206,12 +206,6 @@ std::optional<LaunchPlan> parseLaunchPlan(std::string_view source, std::string* 
     *error = "no '// mirage-plan v1' line: the file carries no launch plan";
     return std::nullopt;
   }
-  // A program whose outputs are all inputs (or repeat one another) has no
-  // launch: its plan is copies only. A plan without outputs does nothing.
-  if (plan.outputs.empty()) {
-    *error = "the launch plan has no output";
-    return std::nullopt;
-  }
   for (const PlanLaunch& launch : plan.launches)
     for (const PlanArg& arg : launch.args)
       if (std::string e = checkArg(plan, arg, 0); !e.empty()) {
@@ -224,6 +218,12 @@ std::optional<LaunchPlan> parseLaunchPlan(std::string_view source, std::string* 
         *error = fmt::format("copy of {} bytes {}", copy.bytes, e);
         return std::nullopt;
       }
+  // A program whose outputs are all inputs (or repeat one another) has no
+  // launch: its plan is copies only. A plan without outputs does nothing.
+  if (plan.outputs.empty()) {
+    *error = "the launch plan has no output";
+    return std::nullopt;
+  }
   return plan;
 }
 

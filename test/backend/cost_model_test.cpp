@@ -229,10 +229,51 @@ TEST_CASE("matmuls off the tensor-core fragment grid run on CUDA cores") {
   KernelCost aligned = matmul(64, 64, 64, ir::DType::F16);
   CHECK(aligned.tensorFlops == Approx(2.0 * 64 * 64 * 64));
   CHECK(aligned.cudaFlops == 0);
-  KernelCost odd = matmul(60, 64, 64, ir::DType::F16);  // m = 60: no 16-row fragments
+  KernelCost odd = matmul(64, 64, 60, ir::DType::F16);  // n = 60: no 8-column fragments
   CHECK(odd.tensorFlops == 0);
-  CHECK(odd.cudaFlops == Approx(2.0 * 60 * 64 * 64));
+  CHECK(odd.cudaFlops == Approx(2.0 * 64 * 64 * 60));
+  // Any m runs on tensor cores (decode shapes): rows up to the next 16 are
+  // computed and dropped.
+  KernelCost decode = matmul(8, 64, 64, ir::DType::F16);
+  CHECK(decode.cudaFlops == 0);
+  CHECK(decode.tensorFlops == Approx(2.0 * 16 * 64 * 64));
   KernelCost f32 = matmul(64, 64, 64, ir::DType::F32);
   CHECK(f32.tensorFlops == 0);
   CHECK(f32.computeUs > aligned.computeUs);
+}
+
+// The launch shapes of lib/codegen/lower.cpp for pre-defined operators.
+TEST_CASE("pre-defined operators are costed with the generator's launch shapes") {
+  SECTION("element-wise: at most 1024 outputs per block, leading dims split first") {
+    ir::Graph g;
+    ValueId x = input(g, "X", {16, 4096});
+    g.outputs = {apply(g, OpKind::Exp, {x})};
+    KernelCost k = estimateCost(g, h100Spec()).kernels.at(0);
+    CHECK(k.blocks == 64);  // 16 rows, then 4096 columns in 4 parts of 1024
+    CHECK(k.smemBytesPerBlock == 1024 * 2 * 2);  // operand and result tiles
+  }
+  SECTION("a reduction to few outputs gets one block per output row") {
+    ir::Graph g;
+    ValueId x = input(g, "X", {16, 4096});
+    g.outputs = {apply(g, OpKind::ReduceSum, {x}, nullptr, 1)};
+    KernelCost k = estimateCost(g, h100Spec()).kernels.at(0);
+    CHECK(k.blocks == 16);
+    CHECK(k.latencyUs == Approx(2 * 0.6));  // the whole row in one iteration, then the store
+  }
+  SECTION("a reduction to many outputs aims at 128 blocks, the loop walks the reduced dim") {
+    ir::Graph g;
+    ValueId x = input(g, "X", {4096, 8192});
+    g.outputs = {apply(g, OpKind::ReduceSum, {x}, nullptr, 1)};
+    KernelCost k = estimateCost(g, h100Spec()).kernels.at(0);
+    CHECK(k.blocks == 128);  // 32 rows per block
+    // 32 rows x 128 columns = 4096 input elements per iteration: 64 iterations.
+    CHECK(k.latencyUs == Approx(65 * 0.6));
+  }
+  SECTION("a reduction never puts more than 512 outputs in a block") {
+    ir::Graph g;
+    ValueId x = input(g, "X", {131072, 64});
+    g.outputs = {apply(g, OpKind::ReduceMax, {x}, nullptr, 1)};
+    KernelCost k = estimateCost(g, h100Spec()).kernels.at(0);
+    CHECK(k.blocks == 256);  // 131072 / 128 = 1024 outputs would exceed 512
+  }
 }

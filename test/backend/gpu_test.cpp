@@ -139,7 +139,7 @@ TEST_CASE("a run passes buffers in plan order and reads the outputs back") {
   CHECK(bad.error == "1 input buffers given, the plan has 2");
 }
 
-TEST_CASE("workspace arguments point into one workspace allocation; copies follow the launches") {
+TEST_CASE("workspace arguments point into one workspace allocation, and copies follow the launches") {
   std::string why;
   auto gpu = Gpu::open(&why, 0, FAKE_CUDA_PATH);
   REQUIRE(gpu);

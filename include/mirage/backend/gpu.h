@@ -70,6 +70,11 @@ struct RunResult {
 
 class CudaDriver;  // the dlopen'ed entry points (lib/backend/cuda_driver.h)
 
+// The CUDA driver library to load: $MIRAGE_CUDA_DRIVER when set and not
+// empty (tests point it at a stand-in, or at a missing file to force the
+// no-GPU path in a tool), else "libcuda.so.1".
+std::string defaultDriverLibrary();
+
 // One device with its primary context. Not thread-safe: run and time
 // candidates one at a time (overlapping timings would be wrong anyway).
 class Gpu {
@@ -77,7 +82,7 @@ class Gpu {
   // Opens device `ordinal`. Returns null and sets *whyNot ("no usable GPU:
   // ...") when the driver library is missing, has no device, or fails.
   static std::unique_ptr<Gpu> open(std::string* whyNot, int ordinal = 0,
-                                   const std::string& driverLibrary = "libcuda.so.1");
+                                   const std::string& driverLibrary = defaultDriverLibrary());
   ~Gpu();
   Gpu(const Gpu&) = delete;
   Gpu& operator=(const Gpu&) = delete;
@@ -124,6 +129,6 @@ struct GpuStatus {
   std::string reason;  // "no usable GPU: ..." when not usable
   DeviceProps props;
 };
-GpuStatus probeGpu(int ordinal = 0, const std::string& driverLibrary = "libcuda.so.1");
+GpuStatus probeGpu(int ordinal = 0, const std::string& driverLibrary = defaultDriverLibrary());
 
 }  // namespace mirage::backend
