@@ -1,14 +1,22 @@
 // mirage-bench [--section NAME]... [--examples DIR] [--json]: measures the
 // components. Each section is one function below that calls its
 // component's measurement code in lib/; with no --section, all run.
+// The gpu section times already chosen kernels: mirage-opt is not linked
+// here; run it first (tools/gpu-check.sh does) and pass its outputs with
+// --cu-dir DIR (DIR/NAME.cu from -o, and DIR/NAME.mg from --emit-mg for the
+// cost model's prediction).
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <fstream>
 #include <functional>
+#include <optional>
+#include <sstream>
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "mirage/backend/bench.h"
 #include "mirage/parse/parser.h"
 #include "mirage/search/bench.h"
 #include "mirage/verify/bench.h"
@@ -19,7 +27,13 @@ struct Context {
   std::string examples;  // folder of the bundled .mg programs
   int threads = 0;
   double searchSeconds = 60;  // search section: budget per example
+  std::string cuDir;          // gpu section: NAME.cu (and NAME.mg) per example
+  std::string torchJson;      // gpu section: bench/torch_baselines.py's output
+  bool json = false;
 };
+
+// The six source programs, in the order every section reports them.
+const char* const kExamples[] = {"rmsnorm_linear", "gqa", "gated_mlp", "lora", "ntrans", "qknorm_gqa"};
 
 using Section = std::function<std::vector<mirage::verify::Measurement>(const Context&)>;
 
@@ -50,7 +64,7 @@ std::vector<mirage::verify::Measurement> verifySection(const Context& ctx) {
 // μGraph, kernel launches, states explored and pruned, candidates verified.
 std::vector<mirage::verify::Measurement> searchSection(const Context& ctx) {
   std::vector<mirage::verify::Measurement> out;
-  for (const char* name : {"rmsnorm_linear", "gqa", "gated_mlp", "lora", "ntrans", "qknorm_gqa"}) {
+  for (const char* name : kExamples) {
     auto g = loadExample(ctx, std::string(name) + ".mg");
     if (!g) throw std::runtime_error(fmt::format("cannot read {}.mg", name));
     for (auto& m : mirage::search::measureSearch(name, *g, ctx.searchSeconds, ctx.threads))
@@ -59,16 +73,62 @@ std::vector<mirage::verify::Measurement> searchSection(const Context& ctx) {
   return out;
 }
 
+// The chosen kernels on the GPU against PyTorch (lib/backend/bench.cpp).
+// Without a GPU, or without --cu-dir, it says why and measures nothing.
+std::vector<mirage::verify::Measurement> gpuSection(const Context& ctx) {
+  std::vector<mirage::verify::Measurement> out;
+  if (ctx.cuDir.empty()) {
+    std::cout << "gpu: no --cu-dir given (a folder with each example's chosen NAME.cu, "
+                 "from mirage-opt -o; see tools/gpu-check.sh); nothing measured\n";
+    return out;
+  }
+  std::vector<mirage::backend::GpuBenchInput> inputs;
+  for (const char* name : kExamples) {
+    auto program = loadExample(ctx, std::string(name) + ".mg");
+    if (!program) throw std::runtime_error(fmt::format("cannot read {}.mg", name));
+    const std::string cu = fmt::format("{}/{}.cu", ctx.cuDir, name);
+    std::ifstream file(cu, std::ios::binary);
+    if (!file) {
+      std::cerr << "mirage-bench: gpu: " << cu << " is missing; " << name << " skipped\n";
+      continue;
+    }
+    std::stringstream text;
+    text << file.rdbuf();
+    mirage::backend::GpuBenchInput in{name, text.str(), std::move(*program), std::nullopt};
+    const std::string mg = fmt::format("{}/{}.mg", ctx.cuDir, name);
+    if (std::ifstream(mg)) in.chosen = mirage::parse::parseFile(mg, std::cerr);
+    inputs.push_back(std::move(in));
+  }
+  mirage::backend::GpuBenchReport report = mirage::backend::runGpuBench(inputs, ctx.torchJson);
+  if (!ctx.json) std::cout << mirage::backend::formatGpuBench(report);
+  if (!report.ran) return out;
+  out.push_back({"empty launch", report.emptyLaunchUs, "us"});
+  out.push_back({"copy bandwidth", report.copyBandwidthGBs, "GB/s"});
+  for (const auto& row : report.rows) {
+    if (!row.error.empty()) continue;
+    out.push_back({row.name + " ours", row.oursUs, "us"});
+    if (row.predictedUs > 0) out.push_back({row.name + " predicted", row.predictedUs, "us"});
+    if (row.torchUs > 0) {
+      out.push_back({row.name + " pytorch best", row.torchUs, "us"});
+      out.push_back({row.name + " pytorch/ours", row.torchUs / row.oursUs, "x"});
+    }
+    out.push_back({row.name + " bandwidth bound fraction", row.bandwidthBoundUs / row.oursUs, ""});
+    out.push_back({row.name + " tensor-core bound fraction", row.tensorBoundUs / row.oursUs, ""});
+  }
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::map<std::string, Section> sections = {{"verify", verifySection}, {"search", searchSection}};
+  const std::map<std::string, Section> sections = {
+      {"verify", verifySection}, {"search", searchSection}, {"gpu", gpuSection}};
   CLI::App app{"mirage-bench: measure the components of mirage-opt"};
   std::vector<std::string> chosen;
   Context ctx;
   ctx.examples = "examples";
-  bool json = false;
-  app.add_option("--section", chosen, "sections to run (default: all): verify, search")
+  bool& json = ctx.json;
+  app.add_option("--section", chosen, "sections to run (default: all): verify, search, gpu")
       ->check(CLI::IsMember([&] {
         std::vector<std::string> names;
         for (auto& [n, s] : sections) names.push_back(n);
@@ -77,6 +137,8 @@ int main(int argc, char** argv) {
   app.add_option("--examples", ctx.examples, "folder with the bundled .mg programs");
   app.add_option("-j,--jobs", ctx.threads, "threads (default: all cores)");
   app.add_option("--search-seconds", ctx.searchSeconds, "search section: time budget per example");
+  app.add_option("--cu-dir", ctx.cuDir, "gpu section: folder with each example's chosen NAME.cu (and NAME.mg)");
+  app.add_option("--torch-json", ctx.torchJson, "gpu section: PyTorch baselines from bench/torch_baselines.py");
   app.add_flag("--json", json, "print one JSON object instead of text");
   app.set_version_flag("--version", std::string("mirage-bench ") + MIRAGE_VERSION);
   try {
