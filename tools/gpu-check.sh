@@ -1,0 +1,233 @@
+#!/usr/bin/env bash
+# tools/gpu-check.sh: the one prepared check for a session that is lent a GPU
+# (issue 5, last bullet; issue 6, calibration and baselines). It
+#   1. fails fast, with the reason, when there is no usable GPU;
+#   2. builds mirage-opt, mirage-run and mirage-bench into build/ (cmake +
+#      ninja; incremental when already built);
+#   3. runs a hand-written kernel on the GPU (mirage-run --device cuda on
+#      test/backend/files/sub_f32.cu): NVRTC, the driver and a launch work;
+#   4. for each of the six source programs (examples/*.mg): mirage-opt with
+#      --device auto writes the chosen .cu, its μGraph and a report; the .cu
+#      runs on the GPU (mirage-run --device cuda) and the .mg on the reference
+#      interpreter (mirage-run), on the same seeded inputs, and every output
+#      must agree within the f16 tolerance of backend::checkAgainstInterpreter
+#      (|gpu - ref| <= 1e-2 max|ref| + 3e-2 |ref|, NaN where NaN);
+#   5. times the PyTorch baselines (bench/torch_baselines.py) when torch is
+#      installed, then mirage-bench --section gpu: each chosen .cu timed on the
+#      GPU, the cost model's prediction, the empty-kernel launch time, the copy
+#      bandwidth, the ratio to PyTorch and the fractions of the bounds.
+# Everything is logged to $OUT/gpu-check.log (or ./gpu-check-out/ when OUT is
+# not set) and summarised in summary.txt there. Exit status: 0 when every
+# example ran and matched; 1 on any mismatch or failure; 2 when there is no
+# usable GPU or the build fails. Budget: about 8 minutes on an H200 machine
+# with 16 cores (GPU_CHECK_TIME_LIMIT, default 20 s, bounds each search).
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+OUT_DIR=${OUT:-$PWD/gpu-check-out}
+BUILD=${GPU_CHECK_BUILD_DIR:-$ROOT/build}
+TIME_LIMIT=${GPU_CHECK_TIME_LIMIT:-20}
+SEED=7
+EXAMPLES=(rmsnorm_linear gqa gated_mlp lora ntrans qknorm_gqa)
+
+mkdir -p "$OUT_DIR/cu" "$OUT_DIR/npy" "$OUT_DIR/reports"
+LOG=$OUT_DIR/gpu-check.log
+SUMMARY=$OUT_DIR/summary.txt
+: >"$LOG"
+: >"$SUMMARY"
+
+say() { printf '%s\n' "$*" | tee -a "$LOG"; }
+summary() { printf '%s\n' "$*" | tee -a "$LOG" >>"$SUMMARY"; }
+# Runs a command with its output appended to the log (and shown).
+logged() { "$@" 2>&1 | tee -a "$LOG"; return "${PIPESTATUS[0]}"; }
+die() {
+  local status=$1
+  shift
+  summary "gpu-check: FAILED: $*"
+  exit "$status"
+}
+
+say "gpu-check: $(date -u '+%Y-%m-%d %H:%M:%S UTC'), checkout $ROOT ($(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo 'no git'))"
+
+# 1. A usable GPU, before minutes go into a build.
+driver_present() {
+  if [[ -n "${MIRAGE_CUDA_DRIVER:-}" ]]; then [[ -e "$MIRAGE_CUDA_DRIVER" ]]; return; fi
+  if ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1'; then return 0; fi
+  local dir
+  IFS=: read -r -a dirs <<<"${LD_LIBRARY_PATH:-}"
+  for dir in "${dirs[@]}" /usr/lib/x86_64-linux-gnu /usr/lib64 /usr/lib /usr/local/nvidia/lib64 /usr/local/cuda/compat /usr/lib/wsl/lib; do
+    [[ -n "$dir" && -e "$dir/libcuda.so.1" ]] && return 0
+  done
+  return 1
+}
+if ! driver_present; then
+  die 2 "no usable GPU: the CUDA driver (libcuda.so.1) is not installed on this machine"
+fi
+if command -v nvidia-smi >/dev/null 2>&1; then
+  if ! logged nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,clocks.max.mem,driver_version --format=csv; then
+    die 2 "no usable GPU: nvidia-smi fails"
+  fi
+fi
+command -v python3 >/dev/null 2>&1 || die 2 "python3 is needed to compare .npy outputs and read the reports"
+command -v cmake >/dev/null 2>&1 || die 2 "cmake is needed to build"
+
+# 2. Build the three tools.
+JOBS=$(nproc 2>/dev/null || echo 4)
+if [[ ! -f "$BUILD/CMakeCache.txt" ]]; then
+  generator=()
+  command -v ninja >/dev/null 2>&1 && generator=(-G Ninja)
+  logged cmake -S "$ROOT" -B "$BUILD" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release >/dev/null ||
+    die 2 "cmake configure failed (see $LOG)"
+fi
+say "gpu-check: building into $BUILD with $JOBS jobs"
+logged timeout 360 cmake --build "$BUILD" --target mirage-opt mirage-run mirage-bench -j "$JOBS" | tail -n 3 ||
+  die 2 "the build failed (see $LOG)"
+BIN=$BUILD/bin
+for tool in mirage-opt mirage-run mirage-bench; do
+  [[ -x "$BIN/$tool" ]] || die 2 "$BIN/$tool was not built (see $LOG)"
+done
+say "gpu-check: built in ${SECONDS}s"
+
+# 3. The GPU path end to end on a hand-written kernel: fails here, with the
+# driver's reason, when the GPU is not usable after all.
+if ! logged timeout 120 "$BIN/mirage-run" "$ROOT/test/backend/files/sub_f32.cu" --device cuda --seed 1; then
+  die 2 "mirage-run --device cuda cannot run a kernel (the reason is above)"
+fi
+
+# Compares two .npy files (float16 or float32, C order) within the f16
+# tolerance; prints "ok max_abs_err=..." or the first differing element.
+compare_npy() {
+  python3 - "$1" "$2" <<'PY'
+import ast, math, struct, sys
+
+def read(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:6] != b"\x93NUMPY":
+        raise SystemExit(f"{path}: not a .npy file")
+    major = data[6]
+    if major == 1:
+        hlen, start = struct.unpack("<H", data[8:10])[0], 10
+    else:
+        hlen, start = struct.unpack("<I", data[8:12])[0], 12
+    header = ast.literal_eval(data[start:start + hlen].decode("latin1"))
+    body = data[start + hlen:]
+    code = {"<f2": "e", "<f4": "f", "<f8": "d"}.get(header["descr"])
+    if code is None or header.get("fortran_order"):
+        raise SystemExit(f"{path}: unsupported dtype {header['descr']}")
+    n = 1
+    for d in header["shape"]:
+        n *= d
+    return tuple(header["shape"]), struct.unpack(f"<{n}{code}", body[:n * struct.calcsize(code)])
+
+(gshape, gpu), (rshape, ref) = read(sys.argv[1]), read(sys.argv[2])
+if gshape != rshape:
+    print(f"shape {gshape} differs from the reference {rshape}")
+    sys.exit(1)
+scale = max((abs(r) for r in ref if math.isfinite(r)), default=0.0)
+worst = 0.0
+for i, (g, r) in enumerate(zip(gpu, ref)):
+    if math.isfinite(r):
+        diff = abs(g - r)
+        bad = not (diff <= 1e-2 * scale + 3e-2 * abs(r))
+        if math.isfinite(diff):
+            worst = max(worst, diff)
+    else:
+        bad = not (math.isnan(g) if math.isnan(r) else g == r)
+    if bad:
+        index, rest = [], i
+        for d in reversed(gshape):
+            index.append(rest % d)
+            rest //= d
+        print(f"differs at {list(reversed(index))}: GPU {g}, reference {r} (max |ref| {scale:.4g})")
+        sys.exit(1)
+print(f"ok max_abs_err={worst:.3g} max_abs_ref={scale:.4g}")
+PY
+}
+
+# One number from a mirage-opt report: the chosen candidate's member, or "-".
+report_field() {
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+try:
+    report = json.load(open(sys.argv[1]))
+    best = report["best"]["id"]
+    for c in report["candidates"]:
+        if c.get("id") == best:
+            value = c.get(sys.argv[2])
+            print("-" if value is None else (f"{value:.2f}" if isinstance(value, float) else value))
+            break
+    else:
+        print("-")
+except Exception:
+    print("-")
+PY
+}
+
+# 4. Every example: search, run on the GPU, compare with the interpreter.
+failures=0
+summary "example         launches  check                                     measured_us  predicted_us"
+for ex in "${EXAMPLES[@]}"; do
+  mg=$ROOT/examples/$ex.mg
+  cu=$OUT_DIR/cu/$ex.cu
+  report=$OUT_DIR/reports/$ex.json
+  say "gpu-check: [$ex] mirage-opt --device auto --time-limit $TIME_LIMIT (${SECONDS}s so far)"
+  if ! logged timeout $((TIME_LIMIT + 90)) "$BIN/mirage-opt" "$mg" -o "$cu" --emit-mg "$OUT_DIR/cu/$ex.mg" \
+      --report "$report" --device auto --time-limit "$TIME_LIMIT" --seed 1 --cache-dir "$OUT_DIR/cache"; then
+    summary "$(printf '%-15s %8s  %s' "$ex" "-" "FAILED: mirage-opt failed")"
+    failures=$((failures + 1))
+    continue
+  fi
+  launches=$(grep -c '^// mirage-plan launch ' "$cu")
+  mapfile -t outputs < <(grep '^// mirage-plan output ' "$cu" | awk '{print $4}')
+  gpu_args=() ref_args=()
+  for o in "${outputs[@]}"; do
+    gpu_args+=(--out "$o=$OUT_DIR/npy/$ex.$o.gpu.npy")
+    ref_args+=(--out "$o=$OUT_DIR/npy/$ex.$o.ref.npy")
+  done
+  check="ok"
+  if ! logged timeout 180 "$BIN/mirage-run" "$cu" --device cuda --seed "$SEED" "${gpu_args[@]}"; then
+    check="FAILED: mirage-run --device cuda"
+  elif ! logged timeout 300 "$BIN/mirage-run" "$mg" --seed "$SEED" "${ref_args[@]}"; then
+    check="FAILED: the reference interpreter"
+  else
+    for o in "${outputs[@]}"; do
+      if ! result=$(compare_npy "$OUT_DIR/npy/$ex.$o.gpu.npy" "$OUT_DIR/npy/$ex.$o.ref.npy"); then
+        check="MISMATCH $o: $result"
+        break
+      fi
+      check="ok ($o: ${result#ok })"
+    done
+  fi
+  [[ "$check" == ok* ]] || failures=$((failures + 1))
+  summary "$(printf '%-15s %8s  %-40s  %11s  %12s' "$ex" "$launches" "$check" \
+    "$(report_field "$report" measured_us)" "$(report_field "$report" predicted_us)")"
+done
+
+# 5. Baselines and the side-by-side table. torch.compile is skipped when the
+# budget is running out.
+torch_args=()
+if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' >/dev/null 2>&1; then
+  compile_flag=()
+  ((SECONDS > 300)) && compile_flag=(--no-compile)
+  say "gpu-check: PyTorch baselines ${compile_flag[*]} (${SECONDS}s so far)"
+  if logged timeout 180 python3 "$ROOT/bench/torch_baselines.py" "${compile_flag[@]}" -o "$OUT_DIR/torch.json"; then
+    torch_args=(--torch-json "$OUT_DIR/torch.json")
+  else
+    say "gpu-check: the PyTorch baselines failed; the table has no PyTorch column"
+  fi
+else
+  say "gpu-check: no PyTorch with CUDA here; the table has no PyTorch column"
+fi
+say "gpu-check: mirage-bench --section gpu (${SECONDS}s so far)"
+if ! logged timeout 180 "$BIN/mirage-bench" --section gpu --examples "$ROOT/examples" --cu-dir "$OUT_DIR/cu" \
+    "${torch_args[@]}" >"$OUT_DIR/bench.txt"; then
+  failures=$((failures + 1))
+  summary "mirage-bench --section gpu FAILED"
+fi
+cat "$OUT_DIR/bench.txt" >>"$SUMMARY"
+
+if ((failures > 0)); then
+  die 1 "$failures example(s) or steps failed, after ${SECONDS}s (log: $LOG)"
+fi
+summary "gpu-check: PASSED: every example's chosen kernel matches the interpreter, after ${SECONDS}s"
