@@ -37,7 +37,7 @@ SUMMARY=$OUT_DIR/summary.txt
 : >"$SUMMARY"
 
 say() { printf '%s\n' "$*" | tee -a "$LOG"; }
-summary() { printf '%s\n' "$*" | tee -a "$LOG" >>"$SUMMARY"; }
+summary() { printf '%s\n' "$*" | tee -a "$LOG" "$SUMMARY"; }
 # Runs a command with its output appended to the log (and shown).
 logged() { "$@" 2>&1 | tee -a "$LOG"; return "${PIPESTATUS[0]}"; }
 die() {
@@ -61,7 +61,7 @@ driver_present() {
   return 1
 }
 if ! driver_present; then
-  die 2 "no usable GPU: the CUDA driver (libcuda.so.1) is not installed on this machine"
+  die 2 "no usable GPU: the CUDA driver (${MIRAGE_CUDA_DRIVER:-libcuda.so.1}) is not installed on this machine"
 fi
 if command -v nvidia-smi >/dev/null 2>&1; then
   if ! logged nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,clocks.max.mem,driver_version --format=csv; then
@@ -209,9 +209,9 @@ done
 torch_args=()
 if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' >/dev/null 2>&1; then
   compile_flag=()
-  ((SECONDS > 300)) && compile_flag=(--no-compile)
+  ((SECONDS > 270)) && compile_flag=(--no-compile)
   say "gpu-check: PyTorch baselines ${compile_flag[*]} (${SECONDS}s so far)"
-  if logged timeout 180 python3 "$ROOT/bench/torch_baselines.py" "${compile_flag[@]}" -o "$OUT_DIR/torch.json"; then
+  if logged timeout 150 python3 "$ROOT/bench/torch_baselines.py" "${compile_flag[@]}" -o "$OUT_DIR/torch.json"; then
     torch_args=(--torch-json "$OUT_DIR/torch.json")
   else
     say "gpu-check: the PyTorch baselines failed; the table has no PyTorch column"
@@ -220,12 +220,12 @@ else
   say "gpu-check: no PyTorch with CUDA here; the table has no PyTorch column"
 fi
 say "gpu-check: mirage-bench --section gpu (${SECONDS}s so far)"
-if ! logged timeout 180 "$BIN/mirage-bench" --section gpu --examples "$ROOT/examples" --cu-dir "$OUT_DIR/cu" \
+if ! logged timeout 120 "$BIN/mirage-bench" --section gpu --examples "$ROOT/examples" --cu-dir "$OUT_DIR/cu" \
     "${torch_args[@]}" >"$OUT_DIR/bench.txt"; then
   failures=$((failures + 1))
   summary "mirage-bench --section gpu FAILED"
 fi
-cat "$OUT_DIR/bench.txt" >>"$SUMMARY"
+tee -a "$SUMMARY" <"$OUT_DIR/bench.txt"
 
 if ((failures > 0)); then
   die 1 "$failures example(s) or steps failed, after ${SECONDS}s (log: $LOG)"
