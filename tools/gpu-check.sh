@@ -20,7 +20,8 @@
 # not set) and summarised in summary.txt there. Exit status: 0 when every
 # example ran and matched; 1 on any mismatch or failure; 2 when there is no
 # usable GPU or the build fails. Budget: about 8 minutes on an H200 machine
-# with 16 cores (GPU_CHECK_TIME_LIMIT, default 20 s, bounds each search).
+# with 16 cores (GPU_CHECK_TIME_LIMIT, default 20 s, bounds each search; no
+# example or baseline starts after GPU_CHECK_DEADLINE, default 420 s).
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -28,6 +29,7 @@ OUT_DIR=${OUT:-$PWD/gpu-check-out}
 BUILD=${GPU_CHECK_BUILD_DIR:-$ROOT/build}
 TIME_LIMIT=${GPU_CHECK_TIME_LIMIT:-20}
 SEED=7
+DEADLINE=${GPU_CHECK_DEADLINE:-420}  # seconds: no example starts after this
 EXAMPLES=(rmsnorm_linear gqa gated_mlp lora ntrans qknorm_gqa)
 
 mkdir -p "$OUT_DIR/cu" "$OUT_DIR/npy" "$OUT_DIR/reports"
@@ -73,6 +75,12 @@ command -v cmake >/dev/null 2>&1 || die 2 "cmake is needed to build"
 
 # 2. Build the three tools.
 JOBS=$(nproc 2>/dev/null || echo 4)
+# A build folder configured for another checkout (carried over from another
+# machine) cannot be reused: build beside it instead.
+if [[ -f "$BUILD/CMakeCache.txt" ]] && ! grep -qxF "CMAKE_HOME_DIRECTORY:INTERNAL=$ROOT" "$BUILD/CMakeCache.txt"; then
+  say "gpu-check: $BUILD belongs to another checkout; building in $ROOT/build-gpu-check"
+  BUILD=$ROOT/build-gpu-check
+fi
 if [[ ! -f "$BUILD/CMakeCache.txt" ]]; then
   generator=()
   command -v ninja >/dev/null 2>&1 && generator=(-G Ninja)
@@ -168,6 +176,11 @@ PY
 failures=0
 summary "example         launches  check                                     measured_us  predicted_us"
 for ex in "${EXAMPLES[@]}"; do
+  if ((SECONDS > DEADLINE)); then  # keep the whole check within its budget
+    summary "$(printf '%-15s %8s  %s' "$ex" "-" "SKIPPED: out of time after ${SECONDS}s")"
+    failures=$((failures + 1))
+    continue
+  fi
   mg=$ROOT/examples/$ex.mg
   cu=$OUT_DIR/cu/$ex.cu
   report=$OUT_DIR/reports/$ex.json
@@ -207,7 +220,9 @@ done
 # 5. Baselines and the side-by-side table. torch.compile is skipped when the
 # budget is running out.
 torch_args=()
-if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' >/dev/null 2>&1; then
+if ((SECONDS > DEADLINE)); then
+  say "gpu-check: no time left for the PyTorch baselines"
+elif python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' >/dev/null 2>&1; then
   compile_flag=()
   ((SECONDS > 270)) && compile_flag=(--no-compile)
   say "gpu-check: PyTorch baselines ${compile_flag[*]} (${SECONDS}s so far)"
@@ -220,7 +235,7 @@ else
   say "gpu-check: no PyTorch with CUDA here; the table has no PyTorch column"
 fi
 say "gpu-check: mirage-bench --section gpu (${SECONDS}s so far)"
-if ! logged timeout 120 "$BIN/mirage-bench" --section gpu --examples "$ROOT/examples" --cu-dir "$OUT_DIR/cu" \
+if ! logged timeout 90 "$BIN/mirage-bench" --section gpu --examples "$ROOT/examples" --cu-dir "$OUT_DIR/cu" \
     "${torch_args[@]}" >"$OUT_DIR/bench.txt"; then
   failures=$((failures + 1))
   summary "mirage-bench --section gpu FAILED"
