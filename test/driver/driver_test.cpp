@@ -50,7 +50,7 @@ TEST_CASE("a rejected input gives exit status 1 and leaves outputs alone", "[dri
   CHECK(readFile(dir / "out.cu") == "previous");
 }
 
-TEST_CASE("--no-search lowers the input as given", "[driver]") {
+TEST_CASE("with --no-search the input is lowered as given", "[driver]") {
   auto dir = tempDir("nosearch");
   test::writeFile(dir / "p.mg", kGatedMlp);
   Options o = base(dir, (dir / "p.mg").string());
@@ -107,7 +107,7 @@ TEST_CASE("outputs: .cu, .mg, report and dumped candidates", "[driver]") {
   }
 }
 
-TEST_CASE("--time-limit 2 on a large program ends within about 3 s with a valid output", "[driver]") {
+TEST_CASE("a 2 s --time-limit on a large program ends within about 3 s with a valid output", "[driver]") {
   auto dir = tempDir("limit");
   Options o = base(dir, std::string(MIRAGE_EXAMPLES_DIR) + "/qknorm_gqa.mg");
   o.output = (dir / "q.cu").string();
@@ -122,7 +122,7 @@ TEST_CASE("--time-limit 2 on a large program ends within about 3 s with a valid 
   CHECK(j["search"]["timed_out"] == true);
 }
 
-TEST_CASE("--seed makes a run reproducible", "[driver]") {
+TEST_CASE("a --seed makes a run reproducible", "[driver]") {
   auto dir = tempDir("seed");
   test::writeFile(dir / "p.mg", kGatedMlp);
   auto once = [&](const std::string& tag) {
