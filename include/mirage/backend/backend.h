@@ -9,14 +9,17 @@
 // device properties, running a compiled candidate, timing it with CUDA
 // events, after checking its outputs against the reference interpreter,
 // gpu_check.h); and the analytical cost model used when no GPU is usable
-// (cost_model.h, with per-architecture figures in arch.h). It reads graphs
-// and generated sources; it never changes them. See docs/backend.md and
-// docs/cost-model.md.
+// (cost_model.h, with per-architecture figures in arch.h). Two users of
+// these live here too: mirage-run's GPU path (run_cuda.h) and mirage-bench's
+// gpu section (bench.h). It reads graphs and generated sources; it never
+// changes them. See docs/backend.md and docs/cost-model.md.
 #pragma once
 
 #include "mirage/backend/arch.h"
+#include "mirage/backend/bench.h"
 #include "mirage/backend/cost_model.h"
 #include "mirage/backend/gpu.h"
 #include "mirage/backend/gpu_check.h"
 #include "mirage/backend/launch_plan.h"
 #include "mirage/backend/nvrtc.h"
+#include "mirage/backend/run_cuda.h"
