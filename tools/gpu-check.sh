@@ -7,7 +7,8 @@
 #   3. runs a hand-written kernel on the GPU (mirage-run --device cuda on
 #      test/backend/files/sub_f32.cu): NVRTC, the driver and a launch work;
 #   4. for each of the six source programs (examples/*.mg): mirage-opt with
-#      --device auto writes the chosen .cu, its μGraph and a report; the .cu
+#      --device auto writes the chosen .cu, its μGraph and a report (and the
+#      two hand-written μGraph examples are lowered as given); the .cu
 #      runs on the GPU (mirage-run --device cuda) and the .mg on the reference
 #      interpreter (mirage-run), on the same seeded inputs, and every output
 #      must agree within the f16 tolerance of backend::checkAgainstInterpreter
@@ -31,6 +32,7 @@ TIME_LIMIT=${GPU_CHECK_TIME_LIMIT:-20}
 SEED=7
 DEADLINE=${GPU_CHECK_DEADLINE:-420}  # seconds: no example starts after this
 EXAMPLES=(rmsnorm_linear gqa gated_mlp lora ntrans qknorm_gqa)
+GIVEN=(gqa_flash rmsnorm_linear_fused)  # hand-written μGraphs, run as written
 
 mkdir -p "$OUT_DIR/cu" "$OUT_DIR/npy" "$OUT_DIR/reports"
 LOG=$OUT_DIR/gpu-check.log
@@ -173,33 +175,33 @@ except Exception:
 PY
 }
 
-# 4. Every example: search, run on the GPU, compare with the interpreter.
+# 4. Every example: search (or, for the hand-written μGraphs, take the
+# program as given), run on the GPU, compare with the interpreter.
 failures=0
-summary "example         launches  check                                     measured_us  predicted_us"
-for ex in "${EXAMPLES[@]}"; do
+check_example() {
+  local ex=$1 mode=$2
   if ((SECONDS > DEADLINE)); then  # keep the whole check within its budget
-    summary "$(printf '%-15s %8s  %s' "$ex" "-" "SKIPPED: out of time after ${SECONDS}s")"
+    summary "$(printf '%-20s %8s  %s' "$ex" "-" "SKIPPED: out of time after ${SECONDS}s")"
     failures=$((failures + 1))
-    continue
+    return
   fi
-  mg=$ROOT/examples/$ex.mg
-  cu=$OUT_DIR/cu/$ex.cu
-  report=$OUT_DIR/reports/$ex.json
-  say "gpu-check: [$ex] mirage-opt --device auto --time-limit $TIME_LIMIT (${SECONDS}s so far)"
-  if ! logged timeout $((TIME_LIMIT + 90)) "$BIN/mirage-opt" "$mg" -o "$cu" --emit-mg "$OUT_DIR/cu/$ex.mg" \
-      --report "$report" --device auto --time-limit "$TIME_LIMIT" --seed 1 --cache-dir "$OUT_DIR/cache"; then
-    summary "$(printf '%-15s %8s  %s' "$ex" "-" "FAILED: mirage-opt failed")"
+  local mg=$ROOT/examples/$ex.mg cu=$OUT_DIR/cu/$ex.cu report=$OUT_DIR/reports/$ex.json
+  local how=(--no-search)
+  [[ "$mode" == search ]] && how=(--time-limit "$TIME_LIMIT" --emit-mg "$OUT_DIR/cu/$ex.mg")
+  say "gpu-check: [$ex] mirage-opt --device auto ${how[*]} (${SECONDS}s so far)"
+  if ! logged timeout $((TIME_LIMIT + 90)) "$BIN/mirage-opt" "$mg" -o "$cu" --report "$report" --device auto \
+      "${how[@]}" --seed 1 --cache-dir "$OUT_DIR/cache"; then
+    summary "$(printf '%-20s %8s  %s' "$ex" "-" "FAILED: mirage-opt failed")"
     failures=$((failures + 1))
-    continue
+    return
   fi
+  local launches outputs o result check="ok" gpu_args=() ref_args=()
   launches=$(grep -c '^// mirage-plan launch ' "$cu")
   mapfile -t outputs < <(grep '^// mirage-plan output ' "$cu" | awk '{print $4}')
-  gpu_args=() ref_args=()
   for o in "${outputs[@]}"; do
     gpu_args+=(--out "$o=$OUT_DIR/npy/$ex.$o.gpu.npy")
     ref_args+=(--out "$o=$OUT_DIR/npy/$ex.$o.ref.npy")
   done
-  check="ok"
   if ! logged timeout 180 "$BIN/mirage-run" "$cu" --device cuda --seed "$SEED" "${gpu_args[@]}"; then
     check="FAILED: mirage-run --device cuda"
   elif ! logged timeout 300 "$BIN/mirage-run" "$mg" --seed "$SEED" "${ref_args[@]}"; then
@@ -214,9 +216,12 @@ for ex in "${EXAMPLES[@]}"; do
     done
   fi
   [[ "$check" == ok* ]] || failures=$((failures + 1))
-  summary "$(printf '%-15s %8s  %-40s  %11s  %12s' "$ex" "$launches" "$check" \
+  summary "$(printf '%-20s %8s  %-40s  %11s  %12s' "$ex" "$launches" "$check" \
     "$(report_field "$report" measured_us)" "$(report_field "$report" predicted_us)")"
-done
+}
+summary "example              launches  check                                     measured_us  predicted_us"
+for ex in "${EXAMPLES[@]}"; do check_example "$ex" search; done
+for ex in "${GIVEN[@]}"; do check_example "$ex" given; done
 
 # 5. Baselines and the side-by-side table. torch.compile is skipped when the
 # budget is running out.
