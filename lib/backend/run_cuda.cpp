@@ -34,31 +34,6 @@ std::string namesOf(const std::vector<PlanBuffer>& list) {
   return fmt::format("{}", fmt::join(n, ", "));
 }
 
-// As the .mg path's summary: statistics over the finite elements, NaNs and
-// infinities counted.
-std::string summary(const PlanBuffer& b, const interp::Tensor& t) {
-  float lo = std::numeric_limits<float>::infinity(), hi = -lo;
-  double sum = 0;
-  int64_t finite = 0, nan = 0, inf = 0;
-  for (float x : t.data) {
-    if (std::isnan(x)) {
-      ++nan;
-    } else if (std::isinf(x)) {
-      ++inf;
-    } else {
-      lo = std::min(lo, x);
-      hi = std::max(hi, x);
-      sum += x;
-      ++finite;
-    }
-  }
-  std::string s = fmt::format("{} = {}{}", b.name, ir::dtypeName(b.dtype), ir::shapeToString(b.shape));
-  if (finite > 0) s += fmt::format(" min={:g} max={:g} mean={:g}", lo, hi, sum / static_cast<double>(finite));
-  if (nan > 0) s += fmt::format(" nan={}", nan);
-  if (inf > 0) s += fmt::format(" inf={}", inf);
-  return s;
-}
-
 }  // namespace
 
 int runCudaFileOnGpu(const std::string& path, const interp::RunOptions& options, std::ostream& out,
@@ -146,7 +121,7 @@ int runCudaFileOnGpu(const std::string& path, const interp::RunOptions& options,
   for (size_t i = 0; i < plan->outputs.size(); ++i)
     results.push_back(bytesToTensor(run.outputs[i], plan->outputs[i].shape, plan->outputs[i].dtype));
   if (options.outputs.empty()) {
-    for (size_t i = 0; i < results.size(); ++i) out << summary(plan->outputs[i], results[i]) << "\n";
+    for (size_t i = 0; i < results.size(); ++i) out << interp::summarizeOutput(plan->outputs[i].name, plan->outputs[i].dtype, results[i]) << "\n";
     return interp::kExitOk;
   }
   for (const interp::NamedFile& f : options.outputs) {

@@ -24,6 +24,7 @@
 #include "host_shim.h"
 #include "mirage/interp/npy.h"
 #include "mirage/interp/rounding.h"
+#include "mirage/interp/run.h"
 
 extern char** environ;
 
@@ -302,17 +303,7 @@ int runCudaFileOnHost(const std::string& path, const interp::RunOptions& options
 
   if (options.outputs.empty()) {
     for (size_t i = 0; i < results.size(); ++i) {
-      const interp::Tensor& t = results[i];
-      float lo = std::numeric_limits<float>::infinity(), hi = -lo;
-      double sum = 0;
-      for (float x : t.data) {
-        lo = std::min(lo, x);
-        hi = std::max(hi, x);
-        sum += x;
-      }
-      out << fmt::format("{} = {}{} min={:g} max={:g} mean={:g}\n", sig.outputs[i].name,
-                         ir::dtypeName(sig.outputs[i].dtype), ir::shapeToString(t.shape), lo, hi,
-                         t.data.empty() ? 0.0 : sum / static_cast<double>(t.data.size()));
+      out << interp::summarizeOutput(sig.outputs[i].name, sig.outputs[i].dtype, results[i]) << "\n";
     }
     return interp::kExitOk;
   }

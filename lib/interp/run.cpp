@@ -40,7 +40,9 @@ std::string names(const ir::Graph& g, const std::vector<ir::ValueId>& list) {
   return fmt::format("{}", fmt::join(n, ", "));
 }
 
-std::string summary(const std::string& name, ir::DType dtype, const Tensor& t) {
+}  // namespace
+
+std::string summarizeOutput(const std::string& name, ir::DType dtype, const Tensor& t) {
   // Statistics over the finite elements; NaNs and infinities are counted.
   float lo = std::numeric_limits<float>::infinity(), hi = -lo;
   double sum = 0;
@@ -64,8 +66,6 @@ std::string summary(const std::string& name, ir::DType dtype, const Tensor& t) {
   if (inf > 0) s += fmt::format(" inf={}", inf);
   return s;
 }
-
-}  // namespace
 
 bool parseNamedFile(const std::string& text, NamedFile& out) {
   size_t eq = text.find('=');
@@ -181,7 +181,7 @@ int run(const ir::Graph& g, const RunOptions& options, std::ostream& out, std::o
 
   if (options.outputs.empty()) {
     for (size_t i = 0; i < results.size(); ++i)
-      out << summary(g.value(g.outputs[i]).name, g.dtype, results[i]) << "\n";
+      out << summarizeOutput(g.value(g.outputs[i]).name, g.dtype, results[i]) << "\n";
     return kExitOk;
   }
   for (const NamedFile& o : options.outputs) {

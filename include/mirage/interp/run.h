@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "mirage/interp/tensor.h"
 #include "mirage/ir/graph.h"
 
 namespace mirage::interp {
@@ -43,6 +44,12 @@ inline constexpr int kExitBadCommand = 2;   // bad command line
 // atomically. Returns an exit status: kExitBadCommand for --in/--out names
 // that the program lacks, or given twice; kExitFailed for unreadable or
 // mismatched input files and unwritable outputs.
+// The one-line summary mirage-run prints for an output without --out:
+// "NAME = DTYPE[SHAPE] min=… max=… mean=…" over the finite elements, then
+// the counts of NaN and infinity when there are any. Shared by the .mg and
+// .cu runners so their lines compare.
+std::string summarizeOutput(const std::string& name, ir::DType dtype, const Tensor& t);
+
 int runProgram(const ir::Graph& program, const RunOptions& options, std::ostream& out,
                std::ostream& err);
 
