@@ -11,6 +11,7 @@
 #include "kernel_eval.h"
 #include "mirage/verify/fingerprint.h"
 #include "mirage/verify/thread_pool.h"
+#include "mirage/verify/verifier.h"
 #include "tensor_ops.h"
 
 namespace mirage::verify {
@@ -182,7 +183,7 @@ int64_t FingerprintCache::misses() const {
 // ---------------------------------------------------------------------------
 
 EvalResult evaluateProgram(const ir::Graph& g, const Trial& trial, ThreadPool* pool,
-                           FingerprintCache* cache) {
+                           FingerprintCache* cache, const Cancel* cancel) {
   EvalResult result;
   std::vector<Hash2> hashes;
   if (cache) hashes = structuralHashes(g);
@@ -197,7 +198,15 @@ EvalResult evaluateProgram(const ir::Graph& g, const Trial& trial, ThreadPool* p
     for (ValueId in : op.inputs) ++uses[static_cast<size_t>(in)];
   for (ValueId o : g.outputs) uses[static_cast<size_t>(o)] += int64_t{1} << 40;
 
+  // The loops of the ops stop early once `cancel` is requested; an op that
+  // ran under a requested cancel is discarded below, never cached.
+  ScopedCancel scopedCancel(cancel);
+  auto cancelled = [&] { return cancel && cancel->requested(); };
   for (const ir::Op& op : g.ops) {
+    if (cancelled()) {
+      result.status = EvalStatus::Cancelled;
+      return result;
+    }
     bool cached = cache && op.kind != OpKind::Const && !op.results.empty();
     if (cached) {
       for (ValueId r : op.results) {
@@ -236,7 +245,7 @@ EvalResult evaluateProgram(const ir::Graph& g, const Trial& trial, ThreadPool* p
           std::vector<char> resultNeed;
           for (ValueId r : op.results) resultNeed.push_back(need[static_cast<size_t>(r)]);
           if (!evaluateKernel(g, op, args, resultNeed, trial, pool, outs)) {
-            result.status = EvalStatus::ZeroDivisor;
+            result.status = cancelled() ? EvalStatus::Cancelled : EvalStatus::ZeroDivisor;
             return result;
           }
           for (size_t r = 0; r < outs.size(); ++r) vals[static_cast<size_t>(op.results[r])] = std::move(outs[r]);
@@ -251,11 +260,16 @@ EvalResult evaluateProgram(const ir::Graph& g, const Trial& trial, ThreadPool* p
           auto out = std::make_shared<FTensor>();
           if (!applyOp(op, ins, g.value(op.results[0]).shape, trial, pool, *out,
                        need[static_cast<size_t>(op.results[0])])) {
-            result.status = EvalStatus::ZeroDivisor;
+            result.status = cancelled() ? EvalStatus::Cancelled : EvalStatus::ZeroDivisor;
             return result;
           }
           vals[static_cast<size_t>(op.results[0])] = std::move(out);
         }
+      }
+      // Some chunks of the op may have been skipped: its result is unfinished.
+      if (cancelled()) {
+        result.status = EvalStatus::Cancelled;
+        return result;
       }
       if (cache && op.kind != OpKind::Const)
         for (ValueId r : op.results)

@@ -14,6 +14,8 @@ std::string formatVerdict(const Verdict& v, const Options& options) {
                        v.errorBound, v.trials, options.seed);
     return out;
   }
+  // Not evidence of a difference: say so rather than "fingerprints differ".
+  if (v.cancelled) return fmt::format("inconclusive: {}\n", v.message);
   if (!v.index.empty() || !v.output.empty()) {
     if (v.index.empty())
       out = fmt::format("not equivalent: {}\n", v.message);

@@ -11,7 +11,18 @@
 #include <thread>
 #include <vector>
 
+#include "mirage/verify/verifier.h"
+
 namespace mirage::verify {
+
+namespace {
+thread_local const Cancel* tCancel = nullptr;
+}  // namespace
+
+const Cancel* currentCancel() { return tCancel; }
+bool cancelRequested(const Cancel* cancel) { return cancel && cancel->requested(); }
+ScopedCancel::ScopedCancel(const Cancel* cancel) : previous_(tCancel) { tCancel = cancel; }
+ScopedCancel::~ScopedCancel() { tCancel = previous_; }
 
 namespace {
 struct Job {

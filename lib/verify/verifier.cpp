@@ -75,25 +75,42 @@ struct Verifier::Impl {
   std::mutex refMu;  // guards refOutputs (and serializes reference evaluations)
   std::map<std::pair<int, int>, EvalResult> refOutputs;  // (trial, attempt)
 
-  const EvalResult& reference(int trial, int attempt) {
+  // A copy (the tensors are shared): a cancelled evaluation is returned but
+  // never stored, so a later check evaluates the reference again.
+  EvalResult reference(int trial, int attempt, const Cancel& cancel) {
     std::lock_guard<std::mutex> lock(refMu);
     auto key = std::make_pair(trial, attempt);
     auto it = refOutputs.find(key);
-    if (it == refOutputs.end()) {
-      Trial t(options.seed, static_cast<u64>(trial), static_cast<u64>(attempt));
-      it = refOutputs.emplace(key, evaluateProgram(ref, t, pool.get(), cache.get())).first;
-    }
-    return it->second;
+    if (it != refOutputs.end()) return it->second;
+    Trial t(options.seed, static_cast<u64>(trial), static_cast<u64>(attempt));
+    EvalResult r = evaluateProgram(ref, t, pool.get(), cache.get(), &cancel);
+    if (r.status != EvalStatus::Cancelled) refOutputs.emplace(key, r);
+    return r;
+  }
+
+  static void markCancelled(Verdict& v) {
+    v.equivalent = false;
+    v.cancelled = true;
+    v.message = "the check was cancelled before it finished (inconclusive)";
   }
 
   // Runs one trial (with resampling). Returns true when it ran to a
   // comparison; fills `v` when the outputs differ or no attempt succeeded.
-  bool runTrial(const ir::Graph& cand, int trial, Verdict& v) {
+  // A cancelled trial returns false with v marked cancelled.
+  bool runTrial(const ir::Graph& cand, int trial, Verdict& v, const Cancel& cancel) {
     for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
-      const EvalResult& r = reference(trial, attempt);
+      EvalResult r = reference(trial, attempt, cancel);
+      if (r.status == EvalStatus::Cancelled) {
+        markCancelled(v);
+        return false;
+      }
       if (r.status != EvalStatus::Ok) continue;
       Trial t(options.seed, static_cast<u64>(trial), static_cast<u64>(attempt));
-      EvalResult c = evaluateProgram(cand, t, pool.get(), cache.get());
+      EvalResult c = evaluateProgram(cand, t, pool.get(), cache.get(), &cancel);
+      if (c.status == EvalStatus::Cancelled) {
+        markCancelled(v);
+        return false;
+      }
       if (c.status != EvalStatus::Ok) continue;
       for (size_t o = 0; o < r.outputs.size(); ++o) {
         const FTensor& a = *r.outputs[o];
@@ -160,14 +177,18 @@ Verifier::~Verifier() = default;
 
 const Options& Verifier::options() const { return impl_->options; }
 
-bool Verifier::precheck(const ir::Graph& candidate) const {
+bool Verifier::precheck(const ir::Graph& candidate, const Cancel& cancel) const {
   Verdict v;
   if (!impl_->signatureOk(candidate, v)) return false;
   // The reference's trial 0 (its first attempt without a zero divisor).
   int attempt = 0;
-  while (attempt < kMaxAttempts && impl_->reference(0, attempt).status != EvalStatus::Ok) ++attempt;
+  EvalResult ref;
+  for (; attempt < kMaxAttempts; ++attempt) {
+    ref = impl_->reference(0, attempt, cancel);
+    if (ref.status == EvalStatus::Cancelled) return true;  // inconclusive: check() reports it
+    if (ref.status == EvalStatus::Ok) break;
+  }
   if (attempt == kMaxAttempts) return false;  // the full check cannot succeed either
-  const EvalResult& ref = impl_->reference(0, attempt);
   Trial trial(impl_->options.seed, 0, static_cast<u64>(attempt));
   // A few output elements of the candidate, each computed from only what it
   // depends on; the first disagreement is a witness.
@@ -189,8 +210,8 @@ bool Verifier::precheck(const ir::Graph& candidate) const {
       if (st == LazyEvaluator::Status::OverBudget) {
         // The sampled elements depend on most of the program: evaluate
         // trial 0 whole instead (check() reuses it through the cache).
-        Verdict unused;
-        return impl_->runTrial(candidate, 0, unused);
+        Verdict trialVerdict;
+        return impl_->runTrial(candidate, 0, trialVerdict, cancel) || trialVerdict.cancelled;
       }
       if (e.p != r.p[static_cast<size_t>(flat)]) return false;
     }
@@ -198,14 +219,14 @@ bool Verifier::precheck(const ir::Graph& candidate) const {
   return true;
 }
 
-Verdict Verifier::check(const ir::Graph& candidate) const {
+Verdict Verifier::check(const ir::Graph& candidate, const Cancel& cancel) const {
   Verdict v;
   if (!impl_->signatureOk(candidate, v)) return v;
   BoundStats cand = boundStats(candidate);
   int trials = impl_->options.trials > 0 ? impl_->options.trials : defaultTrials(impl_->refStats, cand);
   for (int t = 0; t < trials; ++t) {
     v.trials = t + 1;
-    if (!impl_->runTrial(candidate, t, v)) return v;
+    if (!impl_->runTrial(candidate, t, v, cancel)) return v;
   }
   v.equivalent = true;
   v.errorBound = errorBound(impl_->refStats, cand, trials);

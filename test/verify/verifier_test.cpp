@@ -157,3 +157,70 @@ TEST_CASE("an illegal candidate is rejected, not evaluated", "[verifier]") {
   CHECK_FALSE(r.equivalent);
   CHECK(r.message.find("not a legal program") != std::string::npos);
 }
+
+namespace {
+
+// A long chain of n x n matmuls, X_{i+1} = X_i W_i, whose full check takes
+// long enough to be cancelled in the middle; `swapLast` multiplies the last
+// weight from the left instead (a different program).
+ir::Graph longChain(int64_t n, int length, bool swapLast = false) {
+  ir::Graph g;
+  g.name = "long_chain";
+  ir::ValueId x = input(g, "X", {n, n});
+  for (int i = 0; i < length; ++i) {
+    ir::ValueId w = input(g, "W" + std::to_string(i), {n, n});
+    x = swapLast && i == length - 1 ? op(g, OpKind::Matmul, {w, x}) : op(g, OpKind::Matmul, {x, w});
+  }
+  g.values[static_cast<size_t>(x)].name = "O";
+  g.outputs = {x};
+  return g;
+}
+
+double secondsSince(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+}  // namespace
+
+TEST_CASE("a cancelled check returns promptly, inconclusive, and does not spoil later checks", "[verifier]") {
+  ir::Graph ref = longChain(192, 24);
+  Verifier v(ref);
+  std::atomic<bool> stop{false};
+  Cancel cancel;
+  cancel.flag = &stop;
+  auto start = std::chrono::steady_clock::now();
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    stop = true;
+  });
+  Verdict r = v.check(longChain(192, 24), cancel);
+  double took = secondsSince(start);
+  canceller.join();
+  INFO("cancelled check took " << took << " s");
+  CHECK(took < 1.0);
+  CHECK_FALSE(r.equivalent);
+  CHECK(r.cancelled);
+  CHECK(exitStatus(r) != 0);
+
+  // The same verifier, uncancelled: the right verdicts, nothing stale from
+  // the cancelled evaluation.
+  Verdict same = v.check(longChain(192, 24));
+  CHECK(same.equivalent);
+  CHECK_FALSE(same.cancelled);
+  Verdict different = v.check(longChain(192, 24, true));
+  CHECK_FALSE(different.equivalent);
+  CHECK_FALSE(different.cancelled);
+  CHECK(different.output == "O");
+}
+
+TEST_CASE("a check whose deadline has passed is cancelled, and a cancelled pre-check is inconclusive", "[verifier]") {
+  Verifier v(chain(0));
+  Cancel past;
+  past.deadline = std::chrono::steady_clock::now();
+  CHECK(v.precheck(chain(2), past));  // inconclusive, not a rejection
+  Verdict r = v.check(chain(1), past);
+  CHECK_FALSE(r.equivalent);
+  CHECK(r.cancelled);
+  CHECK(v.check(chain(1)).equivalent);
+  CHECK_FALSE(v.precheck(chain(2)));
+}

@@ -85,9 +85,11 @@ class Trial {
 enum class EvalStatus {
   Ok,
   ZeroDivisor,  // some divisor was 0 in the field: the trial is resampled
+  Cancelled,    // stopped by a Cancel before the end: no outputs
 };
 
 class ThreadPool;
+struct Cancel;
 
 // Evaluates the ops of a program for one trial. `pool` (may be null) runs
 // large ops and kernel grids in parallel.
@@ -114,8 +116,10 @@ class FingerprintCache {
   std::unique_ptr<Impl> impl_;
 };
 
+// `cancel` (may be null) is polled before each op; only ops evaluated in
+// full ever reach the cache.
 EvalResult evaluateProgram(const ir::Graph& g, const Trial& trial, ThreadPool* pool,
-                           FingerprintCache* cache = nullptr);
+                           FingerprintCache* cache = nullptr, const Cancel* cancel = nullptr);
 
 // Structural hash (128 bits) of every value of a program: equal hashes mean
 // the same computation on the same inputs (by name), up to the hash's

@@ -9,6 +9,8 @@
 // owner may extend it; callers rely on what is declared here.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -28,8 +30,24 @@ struct Options {
   size_t cacheBytes = size_t{1} << 30;
 };
 
+// Cooperative cancellation of a check: it is polled between ops, between
+// trials and attempts, so a cancelled check returns within about one op's
+// evaluation. Either part may be unset.
+struct Cancel {
+  const std::atomic<bool>* flag = nullptr;  // stop when it becomes true
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  bool requested() const {
+    return (flag && flag->load(std::memory_order_relaxed)) ||
+           (deadline != std::chrono::steady_clock::time_point::max() &&
+            std::chrono::steady_clock::now() >= deadline);
+  }
+};
+
 struct Verdict {
   bool equivalent = false;
+  // The check was cancelled before it finished: inconclusive, so never
+  // equivalent, but not evidence that the programs differ either.
+  bool cancelled = false;
   bool signatureMismatch = false;  // inputs (names, dtypes, shapes) or output count differ
   std::string output;              // the first differing output's name (reference's)
   std::vector<int64_t> index;      // one index at which it differs
@@ -52,10 +70,13 @@ class Verifier {
   // equivalent: the candidate differs at a sampled element, so check() will
   // not prove it (mismatched signatures also give false). A zero divisor
   // makes it inconclusive: true.
-  bool precheck(const ir::Graph& candidate) const;
+  // A cancelled pre-check returns true (inconclusive); check() then reports
+  // the cancellation.
+  bool precheck(const ir::Graph& candidate, const Cancel& cancel = {}) const;
 
   // The full check on every output element and all trials.
-  Verdict check(const ir::Graph& candidate) const;
+  // Cancelled: equivalent = false, cancelled = true.
+  Verdict check(const ir::Graph& candidate, const Cancel& cancel = {}) const;
 
   // The options in effect (threads resolved).
   const Options& options() const;
