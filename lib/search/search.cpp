@@ -176,19 +176,41 @@ class Engine {
       if (std::make_pair(item, seq) < std::make_pair(f.item, f.seq)) f.item = item, f.seq = seq;
       found.push_back(std::move(f));
     }
+    // Keep the Pareto front under the strict order of dominates() (which is
+    // false for a candidate against itself): which dominated candidates got
+    // verified before their dominator depends on thread timing, the front
+    // does not. Only the costs and launch counts of verifiedList_ are read
+    // here, which moving the Found entries above leaves intact.
+    int64_t offFront = 0;
+    std::erase_if(found, [&](const Found& f) {
+      for (size_t i = 0; i < verifiedList_.size(); ++i)
+        if (dominates(*verifiedList_[i], verifiedTexts_[i], f.cand.cost, f.cand.kernels, f.text)) {
+          ++offFront;
+          return true;
+        }
+      return false;
+    });
     std::sort(found.begin(), found.end(), [](const Found& a, const Found& b) {
       return std::tie(a.item, a.seq, a.text) < std::tie(b.item, b.seq, b.text);
     });
+    std::vector<std::string> texts{""};  // the input's text sorts first on ties
     result.candidates.push_back(std::move(inputCandidate_));
-    for (Found& f : found) result.candidates.push_back(std::move(f.cand));
+    for (Found& f : found) {
+      result.candidates.push_back(std::move(f.cand));
+      texts.push_back(f.text);
+    }
     for (size_t i = 0; i < result.candidates.size(); ++i) result.candidates[i].id = static_cast<int>(i);
     result.best = 0;
     for (size_t i = 1; i < result.candidates.size(); ++i) {
       const Candidate& c = result.candidates[i];
-      const Candidate& b = result.candidates[static_cast<size_t>(result.best)];
-      if (std::tie(c.cost, c.kernels) < std::tie(b.cost, b.kernels)) result.best = static_cast<int>(i);
+      const size_t b = static_cast<size_t>(result.best);
+      const Candidate& bc = result.candidates[b];
+      if (std::tie(c.cost, c.kernels, texts[i]) < std::tie(bc.cost, bc.kernels, texts[b]))
+        result.best = static_cast<int>(i);
     }
     result.stats = snapshotLocked();
+    result.stats.dominated += offFront;
+    result.stats.verified -= offFront;
     result.stats.exhausted = !stopFlag_.load() && nextItem_.load() >= static_cast<int>(items_.size());
     result.stats.timedOut = timedOut_.load();
     result.stats.bestCost = result.candidates[static_cast<size_t>(result.best)].cost;
@@ -394,9 +416,21 @@ class Engine {
 
   // A candidate is worth verifying when no verified one is at least as
   // good in both predicted time and launches (the Pareto front).
+  //
+  // Ties are broken by the printed text (the input's is ""), so that which
+  // of two equally good candidates survives does not depend on which one a
+  // thread happened to verify first: with this strict order, the candidates
+  // no other passing candidate dominates are always verified, and the final
+  // Pareto filter in run() keeps exactly those, whatever the timing.
+  static bool dominates(const Candidate& c, const std::string& cText, double cost, int kernels,
+                        const std::string& text) {
+    return c.cost <= cost && c.kernels <= kernels &&
+           std::tie(c.cost, c.kernels, cText) < std::tie(cost, kernels, text);
+  }
+
   bool dominatedLocked(const Pending& p) const {
-    for (const Candidate* c : verifiedList_)
-      if (c->cost <= p.cost && c->kernels <= p.kernels) return true;
+    for (size_t i = 0; i < verifiedList_.size(); ++i)
+      if (dominates(*verifiedList_[i], verifiedTexts_[i], p.cost, p.kernels, p.text)) return true;
     return false;
   }
 
@@ -445,6 +479,7 @@ class Engine {
   void publish(const Candidate& input) {
     inputCandidate_ = input;
     verifiedList_.push_back(&inputCandidate_);
+    verifiedTexts_.push_back("");
     bestCost_ = input.cost;
     if (opt_.onCandidate) opt_.onCandidate(input);
   }
@@ -461,6 +496,7 @@ class Engine {
     if (opt_.onCandidate) opt_.onCandidate(f.cand);
     auto it = byText_.emplace(text, std::move(f)).first;
     verifiedList_.push_back(&it->second.cand);
+    verifiedTexts_.push_back(text);
   }
 
   const ir::Graph& program_;
@@ -485,6 +521,7 @@ class Engine {
   std::map<std::string, std::pair<int, int>> planSeen_;
   std::map<std::string, Found> byText_;
   std::vector<const Candidate*> verifiedList_;  // the input and every verified candidate
+  std::vector<std::string> verifiedTexts_;      // their printed texts ("" for the input)
 
   std::vector<Pending> pending_;
   std::set<std::string> pendingTexts_;
