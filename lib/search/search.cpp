@@ -214,7 +214,8 @@ class Engine {
     result.stats.exhausted = !stopFlag_.load() && nextItem_.load() >= static_cast<int>(items_.size());
     result.stats.timedOut = timedOut_.load();
     result.stats.bestCost = result.candidates[static_cast<size_t>(result.best)].cost;
-    result.stats.unverified = static_cast<int64_t>(pending_.size());
+    // Candidates whose check was cancelled by the stop are unverified, not rejected.
+    result.stats.unverified = static_cast<int64_t>(pending_.size()) + cancelledChecks_;
     result.stats.firstRejection = firstRejection_;
     return result;
   }
@@ -453,12 +454,27 @@ class Engine {
       pending_.erase(it);
       ++total_.prechecked;
     }
-    if (!verifier_.precheck(p.graph)) {
+    // A running check stops when the search stops (another worker saw the
+    // limit or the caller's cancel) or at the time limit itself, so the
+    // limit bounds the whole search, verification included.
+    verify::Cancel cancel;
+    cancel.flag = &stopFlag_;
+    if (opt_.timeLimitSeconds > 0)
+      cancel.deadline = start_ + std::chrono::duration_cast<Clock::duration>(
+                                     std::chrono::duration<double>(opt_.timeLimitSeconds));
+    if (!verifier_.precheck(p.graph, cancel)) {
       std::lock_guard lock(mu_);
       ++total_.precheckFailed;
       return true;
     }
-    verify::Verdict v = verifier_.check(p.graph);
+    verify::Verdict v = verifier_.check(p.graph, cancel);
+    if (v.cancelled) {
+      std::lock_guard lock(mu_);
+      ++cancelledChecks_;
+      if (opt_.timeLimitSeconds > 0 && secondsSince(start_) >= opt_.timeLimitSeconds) timedOut_ = true;
+      stopFlag_ = true;
+      return false;
+    }
     if (!v.equivalent) {
       std::lock_guard lock(mu_);
       ++total_.checkFailed;
@@ -510,6 +526,7 @@ class Engine {
   std::atomic<int> nextItem_{0};
   std::atomic<bool> stopFlag_{false};
   std::atomic<bool> timedOut_{false};
+  int64_t cancelledChecks_ = 0;  // guarded by mu_
 
   std::mutex mu_;
   std::condition_variable cv_;
