@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
+#include "mirage/codegen/lower.h"
 
 namespace mirage::backend {
 
@@ -93,117 +95,48 @@ struct LaunchWork {
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// The largest divisor of n that is <= limit, preferring multiples of
-// `prefer` (tensor-core fragment sizes) when one exists.
-int64_t divisorAtMost(int64_t n, int64_t limit, int64_t prefer) {
-  int64_t best = 1, bestPreferred = 0;
-  for (int64_t d = 1; d <= std::min(n, limit); ++d) {
-    if (n % d != 0) continue;
-    best = d;
-    if (d % prefer == 0) bestPreferred = d;
-  }
-  return bestPreferred ? bestPreferred : best;
-}
-
-// The launch shapes of the code generator's lowering of pre-defined
-// operators (lib/codegen/lower.cpp), mirrored here because the backend does
-// not reach into the generator: per-block input tile budget, outputs per
-// block of an element-wise operator, blocks a reduction aims at, and the
-// matmul tile edge.
-constexpr int64_t kBlockElements = 4096;
-constexpr int64_t kPointwiseBlockElements = 1024;
-constexpr int64_t kReductionBlocks = 128;
-constexpr int64_t kMatmulTile = 64;
-
-// As the generator's chooseSplits: for dims in `order`, the smallest factor
-// dividing the extent that brings one block's elements within `budget` (or
-// the whole extent), at most three split dims. Returns the product of the
-// factors: the number of blocks.
-int64_t splitBlocks(const ir::Shape& shape, const std::vector<int>& order, int64_t budget) {
-  int64_t remaining = ir::numElements(shape), blocks = 1;
-  int splits = 0;
-  for (int d : order) {
-    if (remaining <= budget || splits == 3) break;
-    const int64_t extent = shape[static_cast<size_t>(d)];
-    int64_t factor = extent;
-    for (int64_t f = 2; f <= extent; ++f)
-      if (extent % f == 0 && remaining / f <= budget) {
-        factor = f;
-        break;
-      }
-    if (factor > 1) {
-      ++splits;
-      blocks *= factor;
-    }
-    remaining /= factor;
-  }
-  return blocks;
-}
-
-std::vector<int> dimsExcept(size_t rank, int skip) {
-  std::vector<int> order;
-  for (int d = 0; d < static_cast<int>(rank); ++d)
-    if (d != skip) order.push_back(d);
-  return order;
-}
-
-// A pre-defined operator, which the generator lowers as one kernel; the
-// launch shape assumed here follows that lowering (docs/cost-model.md,
-// "Pre-defined operators").
-LaunchWork predefinedWork(const Graph& g, const Op& op, int64_t threads) {
+// A pre-defined operator, costed as the one kernel the code generator
+// lowers it to: the grid, for-loop and tiles come from codegen's lowering
+// itself (docs/cost-model.md, "Pre-defined operators").
+LaunchWork predefinedWork(const Graph& g, const Op& op, const codegen::OperatorLaunch& launch,
+                          int64_t threads) {
   LaunchWork w;
   w.label = std::string(ir::opName(op.kind));
   w.threads = threads;
   const int bytes = ir::dtypeBytes(g.dtype);
   const bool tensor = g.dtype != ir::DType::F32;
   OpWork work = opWork(g, op, tensor);
-  const ir::Shape& out = g.value(op.results[0]).shape;
-  const int64_t outElems = ir::numElements(out);
+  const int64_t outElems = ir::numElements(g.value(op.results[0]).shape);
   double inBytes = 0;
   for (ir::ValueId in : op.inputs)
     if (g.producer(in).kind != OpKind::Const)
       inBytes += static_cast<double>(ir::numElements(g.value(in).shape)) * bytes;
   w.dramBytes = inBytes + static_cast<double>(outElems) * bytes;
 
+  const ir::KernelConfig& cfg = launch.config;
+  w.blocks = cfg.grid[0] * cfg.grid[1] * cfg.grid[2];
+  w.iterations = cfg.forloop;
+  // Operand tiles of one iteration, staged in shared memory (double-buffered
+  // when the loop has more than one iteration), and what a block saves.
+  int64_t tileElems = 0;
+  for (const ir::Shape& t : launch.operandTiles) tileElems += ir::numElements(t);
+  const int64_t outTileElems = ir::numElements(launch.outputTile);
+  const int64_t buffers = w.iterations > 1 ? 2 : 1;
+  const double blockIn = static_cast<double>(tileElems * w.iterations) * bytes;
   if (op.kind == OpKind::Matmul) {
-    // Output tiles of up to 64x64, the for-loop walking k in steps of up to 64.
-    const ir::Shape& a = g.value(op.inputs[0]).shape;
-    const int64_t m = out[out.size() - 2], n = out.back(), k = a.back();
-    const int64_t batch = outElems / (m * n);
-    const int64_t tm = divisorAtMost(m, kMatmulTile, 16), tn = divisorAtMost(n, kMatmulTile, 8);
-    const int64_t tk = divisorAtMost(k, kMatmulTile, 16);
-    w.blocks = batch * (m / tm) * (n / tn);
-    w.iterations = k / tk;
-    w.smemPerBlock = (w.iterations > 1 ? 2 : 1) * (tm * tk + tk * tn) * bytes + tm * tn * 4;
+    // Staged operand tiles and an f32 accumulator of the output tile.
+    w.smemPerBlock = buffers * tileElems * bytes + outTileElems * 4;
     w.regsPerThread = 96;
-    const double blockIn = static_cast<double>((tm + tn) * k) * bytes;
-    w.blockLoadBytes = blockIn + static_cast<double>(tm * tn) * bytes;
+    w.blockLoadBytes = blockIn + static_cast<double>(outTileElems) * bytes;
     w.blockSmemBytes = 2 * blockIn;  // each staged element written once, read once
   } else if (ir::isReduction(op.kind)) {
-    // A grid over the kept dims aiming at 128 blocks of at most 512 outputs;
-    // the loop walks the reduced dim in chunks (multiples of `size`) so that
-    // one iteration's tile holds at most 4096 input elements.
-    const ir::Shape& in = g.value(op.inputs[0]).shape;
-    const int64_t n = in[static_cast<size_t>(op.dim)], s = std::max<int64_t>(1, op.size);
-    const int64_t outBudget = std::clamp<int64_t>(outElems / kReductionBlocks, 1, kBlockElements / 8);
-    w.blocks = splitBlocks(out, dimsExcept(out.size(), op.dim), outBudget);
-    const int64_t perBlockOut = outElems / w.blocks;
-    int64_t chunk = n;
-    for (int64_t c = s; c <= n; c += s)
-      if (n % c == 0 && perBlockOut / s * c <= kBlockElements) chunk = c;
-    if (perBlockOut / s * chunk > kBlockElements) chunk = s;
-    w.iterations = n / chunk;
-    const int64_t tileElems = perBlockOut / s * chunk;
-    const int64_t inPerBlock = ir::numElements(in) / w.blocks;
-    w.smemPerBlock = tileElems * bytes * (w.iterations > 1 ? 2 : 1) + perBlockOut * 4;
+    // The input tile and an f32 accumulator of the block's outputs.
+    w.smemPerBlock = buffers * tileElems * bytes + outTileElems * 4;
     w.blockLoadBytes = w.dramBytes / static_cast<double>(w.blocks);
-    w.blockSmemBytes = 2.0 * static_cast<double>(inPerBlock) * bytes;
+    w.blockSmemBytes = 2 * blockIn;
   } else {
-    // Element-wise and transpose: a grid over the output (leading dims
-    // first) of at most 1024 outputs per block, one pass.
-    w.blocks = splitBlocks(out, dimsExcept(out.size(), -1), kPointwiseBlockElements);
-    const int64_t perBlock = outElems / w.blocks;
-    w.smemPerBlock = perBlock * bytes * static_cast<int64_t>(op.inputs.size() + 1);
+    // Element-wise and transpose: operand tiles and the result, one pass.
+    w.smemPerBlock = (tileElems + outTileElems) * bytes;
     w.blockLoadBytes = w.dramBytes / static_cast<double>(w.blocks);
     w.blockSmemBytes = static_cast<double>(w.smemPerBlock) * 2;
   }
@@ -378,9 +311,19 @@ CostEstimate estimateCost(const ir::Graph& program, const ArchSpec& arch,
     const Op& op = program.ops[i];
     if (op.kind == OpKind::Input || op.kind == OpKind::Const) continue;
     if (op.kind == OpKind::Kernel && !op.body) continue;  // not a legal graph; nothing to run
-    LaunchWork w = op.kind == OpKind::Kernel
-                       ? kernelWork(program, op, arch, options.defaultThreads)
-                       : predefinedWork(program, op, options.defaultThreads);
+    LaunchWork w;
+    if (op.kind == OpKind::Kernel) {
+      w = kernelWork(program, op, arch, options.defaultThreads);
+    } else {
+      codegen::OperatorLaunch launch;
+      // An operator the generator cannot lower has no kernel to cost: the
+      // program cannot be emitted, so it ranks behind every one that can.
+      if (!codegen::lowerOperatorLaunch(program, op, launch).empty()) {
+        e.totalUs = std::numeric_limits<double>::infinity();
+        continue;
+      }
+      w = predefinedWork(program, op, launch, options.defaultThreads);
+    }
     e.kernels.push_back(toCost(static_cast<int>(i), w, arch));
     e.totalUs += e.kernels.back().totalUs;
   }

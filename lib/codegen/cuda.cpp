@@ -9,7 +9,7 @@
 
 #include "device_helpers.h"
 #include "kernel_emitter.h"
-#include "lower.h"
+#include "mirage/codegen/lower.h"
 #include "mirage/ir/printer.h"
 
 #ifndef MIRAGE_VERSION

@@ -2,7 +2,7 @@
 // splits its output into blocks small enough for shared memory, and a body
 // built with the checked builders of ir/check.h, so the lowered program is as
 // legal as any the search produces and the kernel emitter sees one form only.
-#include "lower.h"
+#include "mirage/codegen/lower.h"
 
 #include <fmt/format.h>
 
@@ -295,6 +295,26 @@ std::string lowerReduction(const Graph& src, const Op& op, const std::vector<Val
   return kb.finish(acc, outputMap(splits), src.value(op.results[0]).name, result);
 }
 
+// A pre-defined operator of `src` as one kernel appended to `out`, its
+// operands already mapped (`map`: src value -> out value).
+std::string lowerPredefined(const Graph& src, const Op& op, const std::vector<ValueId>& map, Graph& out,
+                            ValueId* result) {
+  switch (op.kind) {
+    case OpKind::Matmul: return lowerMatmul(src, op, map, out, result);
+    case OpKind::ReduceSum:
+    case OpKind::ReduceMean:
+    case OpKind::ReduceMax: return lowerReduction(src, op, map, out, result);
+    default:
+      if (ir::isElementwiseUnary(op.kind) || ir::isElementwiseBinary(op.kind) || op.kind == OpKind::Transpose)
+        return lowerPointwise(src, op, map, out, result);
+      return fmt::format("operator '{}' cannot appear at program level", ir::opName(op.kind));
+  }
+}
+
+std::string loweringError(const Op& op, const std::string& error) {
+  return fmt::format("lowering '{}': {}", ir::opName(op.kind), error);
+}
+
 }  // namespace
 
 std::string lowerToKernels(const ir::Graph& program, ir::Graph& out) {
@@ -322,22 +342,38 @@ std::string lowerToKernels(const ir::Graph& program, ir::Graph& out) {
         for (size_t i = 0; i < results.size(); ++i) map[static_cast<size_t>(op.results[i])] = results[i];
         break;
       }
-      case OpKind::Matmul: error = lowerMatmul(program, op, map, out, &v); break;
-      case OpKind::ReduceSum:
-      case OpKind::ReduceMean:
-      case OpKind::ReduceMax: error = lowerReduction(program, op, map, out, &v); break;
-      default:
-        if (ir::isElementwiseUnary(op.kind) || ir::isElementwiseBinary(op.kind) ||
-            op.kind == OpKind::Transpose) {
-          error = lowerPointwise(program, op, map, out, &v);
-          break;
-        }
-        error = fmt::format("operator '{}' cannot appear at program level", ir::opName(op.kind));
+      default: error = lowerPredefined(program, op, map, out, &v);
     }
-    if (!error.empty()) return fmt::format("lowering '{}': {}", ir::opName(op.kind), error);
+    if (!error.empty()) return loweringError(op, error);
     if (op.kind != OpKind::Kernel && !op.results.empty()) map[static_cast<size_t>(op.results[0])] = v;
   }
   for (ValueId o : program.outputs) out.outputs.push_back(map[static_cast<size_t>(o)]);
+  return {};
+}
+
+std::string lowerOperatorLaunch(const ir::Graph& program, const ir::Op& op, OperatorLaunch& launch) {
+  if (op.kind == OpKind::Input || op.kind == OpKind::Const || op.kind == OpKind::Kernel)
+    return fmt::format("'{}' is not a pre-defined operator", ir::opName(op.kind));
+  // The operator alone: its tensor operands become inputs of a program that
+  // holds nothing else, so the lowering sees the same shapes as in `program`.
+  Graph out;
+  out.dtype = program.dtype;
+  std::vector<ValueId> map(program.values.size(), ir::kNoValue);
+  for (ValueId in : op.inputs) {
+    ValueId& mapped = map[static_cast<size_t>(in)];
+    if (program.producer(in).kind == OpKind::Const || mapped != ir::kNoValue) continue;
+    const ir::Value& value = program.value(in);
+    if (std::string e = ir::addInput(out, value.name, value.shape, &mapped); !e.empty()) return loweringError(op, e);
+  }
+  ValueId result = ir::kNoValue;
+  if (std::string e = lowerPredefined(program, op, map, out, &result); !e.empty()) return loweringError(op, e);
+  const Op& kernel = out.producer(result);
+  launch = OperatorLaunch{};
+  launch.config = kernel.config;
+  for (const Op& b : kernel.body->ops) {
+    if (b.kind == OpKind::Tile) launch.operandTiles.push_back(kernel.body->value(b.results[0]).shape);
+    if (b.kind == OpKind::Save) launch.outputTile = kernel.body->value(b.inputs[0]).shape;
+  }
   return {};
 }
 

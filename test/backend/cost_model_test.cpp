@@ -277,3 +277,30 @@ TEST_CASE("pre-defined operators are costed with the generator's launch shapes")
     CHECK(k.blocks == 256);  // 131072 / 128 = 1024 outputs would exceed 512
   }
 }
+
+TEST_CASE("a matmul with two batch dims is costed as codegen lowers it") {
+  // The lowering splits only the larger batch dim over the grid (z); each
+  // block's tiles hold the whole other one. 64x64 output tiles and k = 64 in
+  // one step, so 4 blocks (not 2 * 4), each staging A and B tiles of
+  // 2x64x64 f16 and an f32 accumulator of its 2x64x64 outputs.
+  ir::Graph g;
+  ValueId a = input(g, "A", {2, 4, 64, 64});
+  ValueId b = input(g, "B", {2, 4, 64, 64});
+  g.outputs = {apply(g, OpKind::Matmul, {a, b})};
+  KernelCost k = estimateCost(g, h100Spec()).kernels.at(0);
+  CHECK(k.blocks == 4);
+  CHECK(k.smemBytesPerBlock == 2 * (2 * 64 * 64 * 2) + 2 * 64 * 64 * 4);
+  CHECK(k.latencyUs == Approx(2 * 0.6));  // one iteration, then the store
+}
+
+TEST_CASE("an element-wise operator with a scalar operand stages no tile for it") {
+  // mul(X, 2): the constant is a scalar in the kernel body; X's tile and the
+  // result tile are what one block holds.
+  ir::Graph g;
+  ValueId x = input(g, "X", {16, 4096});
+  ValueId two = ir::addConst(g, "2");
+  g.outputs = {apply(g, OpKind::Mul, {x, two})};
+  KernelCost k = estimateCost(g, h100Spec()).kernels.at(0);
+  CHECK(k.blocks == 64);
+  CHECK(k.smemBytesPerBlock == 1024 * 2 * 2);
+}

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "mirage/backend/cost_model.h"
+#include "mirage/codegen/lower.h"
 #include "mirage/parse/parser.h"
 
 using namespace mirage;
@@ -66,4 +67,23 @@ TEST_CASE("the fused RMSNorm+Linear is bound by moving W, not by its launch") {
   CHECK(k.bound != "launch");
   CHECK(k.totalUs > bound);
   CHECK(k.totalUs < 2.5 * bound);
+}
+
+TEST_CASE("every launch of the examples is costed with the grid codegen emits") {
+  for (const char* name : {"gqa.mg", "qknorm_gqa.mg", "rmsnorm_linear.mg", "lora.mg", "gated_mlp.mg",
+                           "ntrans.mg", "gqa_flash.mg", "rmsnorm_linear_fused.mg"}) {
+    INFO(name);
+    ir::Graph g = example(name);
+    ir::Graph lowered;
+    REQUIRE(codegen::lowerToKernels(g, lowered).empty());
+    std::vector<int64_t> grids;
+    for (const ir::Op& op : lowered.ops)
+      if (op.kind == ir::OpKind::Kernel) grids.push_back(op.config.grid[0] * op.config.grid[1] * op.config.grid[2]);
+    CostEstimate e = estimateCost(g, h100Spec());
+    REQUIRE(e.kernels.size() == grids.size());
+    for (size_t i = 0; i < grids.size(); ++i) {
+      INFO(e.kernels[i].label);
+      CHECK(e.kernels[i].blocks == grids[i]);
+    }
+  }
 }

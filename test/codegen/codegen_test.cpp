@@ -5,7 +5,7 @@
 
 #include <sstream>
 
-#include "../../lib/codegen/lower.h"
+#include "mirage/codegen/lower.h"
 #include "mirage/codegen/cuda.h"
 #include "mirage/codegen/host_runner.h"
 #include "mirage/parse/parser.h"

@@ -1,7 +1,8 @@
 // The analytical cost model: predicted run time of a program (an ir::Graph at
 // program level) on one architecture, without a GPU. Each program-level
-// operator is one kernel launch (a pre-defined operator is lowered as one
-// kernel, a Kernel op is its grid of blocks running its body). Per kernel the
+// operator is one kernel launch (a pre-defined operator is costed as the one
+// kernel codegen's lowering makes of it, codegen/lower.h; a Kernel op is its
+// grid of blocks running its body). Per kernel the
 // model counts the bytes it moves through device memory and L2, its
 // tensor-core and CUDA-core FLOPs and its shared-memory traffic, estimates
 // occupancy from threads, registers and shared memory, places its blocks in
@@ -16,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mirage/backend/arch.h"
+#include "mirage/codegen/cuda.h"
 #include "mirage/ir/graph.h"
 
 namespace mirage::backend {
@@ -54,10 +56,12 @@ struct CostEstimate {
 
 struct CostOptions {
   // Threads per block assumed when a Kernel leaves `block` open and for
-  // pre-defined operators (the code generator's default).
-  int64_t defaultThreads = 128;
+  // pre-defined operators: the code generator's default.
+  int64_t defaultThreads = codegen::Options{}.defaultThreads;
 };
 
+// A program with a pre-defined operator the generator cannot lower (not a
+// legal program) costs infinity, without a KernelCost for that operator.
 CostEstimate estimateCost(const ir::Graph& program, const ArchSpec& arch,
                           const CostOptions& options = {});
 

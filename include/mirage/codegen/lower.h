@@ -1,0 +1,39 @@
+// Lowering of a program to kernels only: every pre-defined operator at
+// program level becomes a custom kernel whose body computes it (tiles of its
+// operands, the operator on tiles, an accumulator over a for-loop where the
+// operator reduces, a save), so that one code path emits every launch.
+// The cost model (backend/cost_model.h) asks the same lowering for the
+// launch shape of each pre-defined operator, so that what it predicts is
+// what the generator emits.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "mirage/ir/graph.h"
+
+namespace mirage::codegen {
+
+// Rewrites `program` into `out`, where every op other than Input and Const is
+// a Kernel. Custom kernels are kept as they are. Returns an empty string on
+// success, else why an operator could not be lowered.
+std::string lowerToKernels(const ir::Graph& program, ir::Graph& out);
+
+// The launch the lowering makes of one pre-defined operator.
+struct OperatorLaunch {
+  // Grid and for-loop. `block` is left open (0): the kernel runs with the
+  // emitter's default threads per block (codegen::Options::defaultThreads).
+  ir::KernelConfig config;
+  // Per operand that is a tensor (constants become body scalars), in operand
+  // order: the tile one block loads per for-loop iteration.
+  std::vector<ir::Shape> operandTiles;
+  // What one block saves.
+  ir::Shape outputTile;
+};
+
+// The launch of `op`, a pre-defined operator (not Input, Const or Kernel) of
+// `program`, exactly as lowerToKernels makes it. Returns an empty string on
+// success, else why the operator could not be lowered.
+std::string lowerOperatorLaunch(const ir::Graph& program, const ir::Op& op, OperatorLaunch& launch);
+
+}  // namespace mirage::codegen
