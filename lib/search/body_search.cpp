@@ -37,6 +37,21 @@ struct BVal {
 
 bool isUnaryKind(ir::OpKind k) { return ir::isElementwiseUnary(k); }
 
+// Appends `op` to a kernel's body; returns its body value number.
+int appendBodyOp(KernelTemplate& k, const BodyOp& op) {
+  k.ops.push_back(op);
+  return static_cast<int>(k.ops.size()) - 1;
+}
+
+// Appends an accumulator of body value `v` (a value computed once, or in
+// every iteration of the for-loop); returns the accumulator's value number.
+int appendAccum(KernelTemplate& k, int v) {
+  BodyOp acc;
+  acc.kind = ir::OpKind::Accum;
+  acc.in0 = v;
+  return appendBodyOp(k, acc);
+}
+
 int64_t classExtent(const Context& ctx, Label l) {
   return ctx.labels->extent.at(static_cast<size_t>(l));
 }
@@ -718,16 +733,9 @@ class BodySearch {
         s.hasScalar = true;
         s.scalar = ratios[o];
         s.in0 = v;
-        k.ops.push_back(s);
-        v = static_cast<int>(k.ops.size()) - 1;
+        v = appendBodyOp(k, s);
       }
-      if (needAccum) {
-        BodyOp acc;
-        acc.kind = ir::OpKind::Accum;
-        acc.in0 = v;
-        k.ops.push_back(acc);
-        v = static_cast<int>(k.ops.size()) - 1;
-      }
+      if (needAccum) v = appendAccum(k, v);
       k.saved.push_back(v);
       k.savedOmap.push_back(infos[o].omap);
     }
@@ -784,13 +792,7 @@ class BodySearch {
     KernelTemplate k = buildTemplate(sinks, &valueMap);
     for (int s : sinks) {
       int v = valueMap[static_cast<size_t>(s)];
-      if (noLoop) {
-        BodyOp acc;
-        acc.kind = ir::OpKind::Accum;
-        acc.in0 = v;
-        k.ops.push_back(acc);
-        v = static_cast<int>(k.ops.size()) - 1;
-      }
+      if (noLoop) v = appendAccum(k, v);
       k.saved.push_back(v);
     }
     for (const SaveInfo& info : infos) k.savedOmap.push_back(info.omap);
