@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <iostream>
 
 #include "mirage/ir/printer.h"
 #include "mirage/parse/parser.h"
@@ -12,13 +13,6 @@
 using namespace mirage;
 
 namespace {
-
-ir::Graph parseText(const std::string& text) {
-  parse::Diagnostics diags("test.mg", text);
-  auto g = parse::parseProgram(text, diags);
-  REQUIRE(g);
-  return *g;
-}
 
 // Searches until a candidate with at most `kernels` launches is verified
 // (or the time is up).
@@ -44,9 +38,11 @@ int fewestKernels(const search::Result& r) {
 }  // namespace
 
 TEST_CASE("small RMSNorm+Linear fuses into one kernel", "[search]") {
-  ir::Graph g = parseText(
-      "graph r { X = input f16[4, 256]\n W = input f16[256, 64]\n Y = matmul(rms_norm(X), W)\n output Y }");
-  search::Result r = run(g, 20, 1);
+  std::optional<ir::Graph> g = parse::parseString(
+      "graph r { X = input f16[4, 256]\n W = input f16[256, 64]\n Y = matmul(rms_norm(X), W)\n output Y }",
+      "test.mg", std::cerr);
+  REQUIRE(g);
+  search::Result r = run(*g, 20, 1);
   CHECK(r.candidates.front().origin == "input");
   CHECK(fewestKernels(r) == 1);
   CHECK(r.stats.verified >= 1);
@@ -54,32 +50,34 @@ TEST_CASE("small RMSNorm+Linear fuses into one kernel", "[search]") {
 }
 
 TEST_CASE("small LoRA fuses into one kernel", "[search]") {
-  ir::Graph g = parseText(
+  std::optional<ir::Graph> g = parse::parseString(
       "graph l { X = input f16[4, 32]\n W = input f16[32, 64]\n A = input f16[32, 4]\n B = input f16[4, 64]\n"
-      " O = add(matmul(X, W), matmul(matmul(X, A), B))\n output O }");
-  CHECK(fewestKernels(run(g, 20, 1)) == 1);
+      " O = add(matmul(X, W), matmul(matmul(X, A), B))\n output O }", "test.mg", std::cerr);
+  REQUIRE(g);
+  CHECK(fewestKernels(run(*g, 20, 1)) == 1);
 }
 
 TEST_CASE("small attention needs at most two kernels", "[search]") {
-  ir::Graph g = parseText(
+  std::optional<ir::Graph> g = parse::parseString(
       "graph a { Q = input f16[2, 8, 16]\n K = input f16[2, 16, 64]\n V = input f16[2, 64, 16]\n"
-      " O = matmul(softmax(mul(matmul(Q, K), 0.25)), V)\n output O }");
-  CHECK(fewestKernels(run(g, 30, 2)) <= 2);
+      " O = matmul(softmax(mul(matmul(Q, K), 0.25)), V)\n output O }", "test.mg", std::cerr);
+  REQUIRE(g);
+  CHECK(fewestKernels(run(*g, 30, 2)) <= 2);
 }
 
 TEST_CASE("every candidate reads back and keeps the names", "[search]") {
-  ir::Graph g = parseText(
+  std::optional<ir::Graph> g = parse::parseString(
       "graph m { X = input f16[4, 64]\n W1 = input f16[64, 32]\n W2 = input f16[64, 32]\n"
-      " O = mul(silu(matmul(X, W1)), matmul(X, W2))\n output O }");
-  search::Result r = run(g, 20, 1);
+      " O = mul(silu(matmul(X, W1)), matmul(X, W2))\n output O }", "test.mg", std::cerr);
+  REQUIRE(g);
+  search::Result r = run(*g, 20, 1);
   CHECK(fewestKernels(r) == 1);
   for (const search::Candidate& c : r.candidates) {
     std::string text = ir::printGraph(c.graph);
-    parse::Diagnostics diags("candidate.mg", text);
-    auto back = parse::parseProgram(text, diags);
+    std::optional<ir::Graph> back = parse::parseString(text, "candidate.mg", std::cerr);
     REQUIRE(back);
     CHECK(ir::printGraph(*back) == text);
     CHECK(back->value(back->outputs[0]).name == "O");
-    CHECK(verify::checkEquivalent(g, *back).equivalent);
+    CHECK(verify::checkEquivalent(*g, *back).equivalent);
   }
 }
