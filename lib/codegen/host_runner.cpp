@@ -16,13 +16,10 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <limits>
 #include <ostream>
-#include <set>
 #include <sstream>
 
 #include "host_shim.h"
-#include "mirage/interp/npy.h"
 #include "mirage/interp/rounding.h"
 #include "mirage/interp/run.h"
 
@@ -39,27 +36,6 @@ namespace fs = std::filesystem;
 
 using EntryFn = int (*)(const void* const*, void* const*, void*, void*);
 using WorkspaceFn = size_t (*)();
-
-bool parseTensorLine(const std::string& text, TensorSignature& t) {
-  // "NAME DTYPE[d0, d1, ...]"
-  std::istringstream in(text);
-  std::string name, rest;
-  if (!(in >> name)) return false;
-  std::getline(in, rest);
-  rest.erase(0, rest.find_first_not_of(' '));
-  size_t open = rest.find('['), close = rest.find(']');
-  if (open == std::string::npos || close == std::string::npos) return false;
-  auto dtype = ir::dtypeFromName(rest.substr(0, open));
-  if (!dtype) return false;
-  t.name = name;
-  t.dtype = *dtype;
-  t.shape.clear();
-  std::string dims = rest.substr(open + 1, close - open - 1);
-  std::replace(dims.begin(), dims.end(), ',', ' ');
-  std::istringstream ds(dims);
-  for (int64_t e; ds >> e;) t.shape.push_back(e);
-  return !t.shape.empty();
-}
 
 // Runs argv with stderr and stdout into `logPath`; returns the exit status.
 int spawn(const std::vector<std::string>& args, const std::string& logPath) {
@@ -87,38 +63,6 @@ std::string readFile(const fs::path& p) {
 }
 
 }  // namespace
-
-std::string readSignature(const std::string& source, Signature& sig) {
-  sig = Signature{};
-  std::istringstream in(source);
-  std::string line;
-  enum { None, Inputs, Outputs } section = None;
-  bool sawInputs = false, sawOutputs = false;
-  while (std::getline(in, line)) {
-    if (line.rfind("//", 0) != 0) break;  // the header comment ends
-    std::string text = line.substr(2);
-    if (text.rfind(" Program: ", 0) == 0) {
-      std::istringstream ps(text.substr(10));
-      ps >> sig.program;
-      section = None;
-    } else if (text == " Inputs:") {
-      section = Inputs;
-      sawInputs = true;
-    } else if (text == " Outputs:") {
-      section = Outputs;
-      sawOutputs = true;
-    } else if (text.rfind("   ", 0) == 0 && section != None) {
-      TensorSignature t;
-      if (!parseTensorLine(text, t)) return fmt::format("unreadable tensor line in the header: '{}'", line);
-      (section == Inputs ? sig.inputs : sig.outputs).push_back(t);
-    } else {
-      section = None;
-    }
-  }
-  if (sig.program.empty() || !sawInputs || !sawOutputs || sig.outputs.empty())
-    return "the file does not start with the header comment mirage-opt writes (Program, Inputs, Outputs)";
-  return {};
-}
 
 HostModule::~HostModule() {
   std::free(workspace_);
@@ -240,81 +184,22 @@ int runCudaFileOnHost(const std::string& path, const interp::RunOptions& options
     err << "mirage-run: error: " << message << "\n";
     return status;
   };
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return fail(fmt::format("{}: cannot open the file", path), interp::kExitFailed);
-  std::stringstream ss;
-  ss << file.rdbuf();
-  std::string source = ss.str();
+  std::string source;
+  if (std::string e = readCuFile(path, source); !e.empty()) return fail(e, interp::kExitFailed);
   Signature sig;
   if (std::string e = readSignature(source, sig); !e.empty()) return fail(fmt::format("{}: {}", path, e), interp::kExitFailed);
-
-  auto indexOf = [](const std::vector<TensorSignature>& list, const std::string& name) {
-    for (size_t i = 0; i < list.size(); ++i)
-      if (list[i].name == name) return static_cast<int>(i);
-    return -1;
-  };
-  auto namesOf = [](const std::vector<TensorSignature>& list) {
-    std::vector<std::string> n;
-    for (const auto& t : list) n.push_back(t.name);
-    return fmt::format("{}", fmt::join(n, ", "));
-  };
-  std::set<std::string> seen;
-  for (const interp::NamedFile& f : options.inputs) {
-    if (indexOf(sig.inputs, f.name) < 0)
-      return fail(fmt::format("--in {}: program '{}' has no input '{}' (its inputs: {})", f.name, sig.program, f.name,
-                              namesOf(sig.inputs)),
-                  interp::kExitBadCommand);
-    if (!seen.insert(f.name).second) return fail(fmt::format("--in {} is given twice", f.name), interp::kExitBadCommand);
-  }
-  seen.clear();
-  for (const interp::NamedFile& f : options.outputs) {
-    if (indexOf(sig.outputs, f.name) < 0)
-      return fail(fmt::format("--out {}: program '{}' has no output '{}' (its outputs: {})", f.name, sig.program,
-                              f.name, namesOf(sig.outputs)),
-                  interp::kExitBadCommand);
-    if (!seen.insert(f.name).second) return fail(fmt::format("--out {} is given twice", f.name), interp::kExitBadCommand);
-  }
-
+  if (std::string e = checkRunNames(options, sig.inputs, sig.outputs, fmt::format("program '{}'", sig.program));
+      !e.empty())
+    return fail(e, interp::kExitBadCommand);
   std::vector<interp::Tensor> inputs;
-  for (const TensorSignature& s : sig.inputs) {
-    auto given = std::find_if(options.inputs.begin(), options.inputs.end(),
-                              [&](const interp::NamedFile& f) { return f.name == s.name; });
-    if (given == options.inputs.end()) {
-      inputs.push_back(interp::randomTensor(s.shape, s.dtype, options.seed, s.name));
-      continue;
-    }
-    try {
-      interp::Tensor t = interp::readNpy(given->file, s.dtype);
-      if (t.shape != s.shape)
-        return fail(fmt::format("{}: shape {} does not match input '{}' {}{}", given->file, ir::shapeToString(t.shape),
-                                s.name, ir::dtypeName(s.dtype), ir::shapeToString(s.shape)),
-                    interp::kExitFailed);
-      inputs.push_back(std::move(t));
-    } catch (const interp::NpyError& e) {
-      return fail(e.what(), interp::kExitFailed);
-    }
-  }
+  if (std::string e = makeRunInputs(options, sig.inputs, inputs); !e.empty()) return fail(e, interp::kExitFailed);
 
   std::string error;
   auto module = HostModule::build(source, error);
   if (!module) return fail(fmt::format("{}: {}", path, error), interp::kExitFailed);
   std::vector<interp::Tensor> results;
   if (std::string e = module->run(inputs, results); !e.empty()) return fail(fmt::format("{}: {}", path, e), interp::kExitFailed);
-
-  if (options.outputs.empty()) {
-    for (size_t i = 0; i < results.size(); ++i) {
-      out << interp::summarizeOutput(sig.outputs[i].name, sig.outputs[i].dtype, results[i]) << "\n";
-    }
-    return interp::kExitOk;
-  }
-  for (const interp::NamedFile& f : options.outputs) {
-    int j = indexOf(sig.outputs, f.name);
-    try {
-      interp::writeNpy(f.file, results[static_cast<size_t>(j)], sig.outputs[static_cast<size_t>(j)].dtype);
-    } catch (const interp::NpyError& e) {
-      return fail(e.what(), interp::kExitFailed);
-    }
-  }
+  if (std::string e = writeRunOutputs(options, sig.outputs, results, out); !e.empty()) return fail(e, interp::kExitFailed);
   return interp::kExitOk;
 }
 

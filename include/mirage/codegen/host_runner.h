@@ -13,27 +13,11 @@
 #include <string>
 #include <vector>
 
+#include "mirage/codegen/cu_file.h"
 #include "mirage/interp/run.h"
 #include "mirage/interp/tensor.h"
-#include "mirage/ir/graph.h"
 
 namespace mirage::codegen {
-
-struct TensorSignature {
-  std::string name;
-  ir::DType dtype = ir::DType::F16;
-  ir::Shape shape;
-};
-
-// What a generated file's header comment declares.
-struct Signature {
-  std::string program;  // NAME of mirage_NAME
-  std::vector<TensorSignature> inputs, outputs;
-};
-
-// Reads the header comment of a file written by generateCuda. Returns an
-// empty string on success, else what is missing.
-std::string readSignature(const std::string& source, Signature& sig);
 
 // A generated file built for the host and loaded.
 class HostModule {
