@@ -99,6 +99,15 @@ class KernelBuilder {
 
   std::string add(Op op, ValueId* out) { return ir::addOp(body_, std::move(op), &config, out); }
 
+  // An accumulator of `v` over the for-loop (a copy when there is none).
+  std::string accumulate(ValueId v, ir::AccumOp accumOp, ValueId* out) {
+    Op accum;
+    accum.kind = OpKind::Accum;
+    accum.accumOp = accumOp;
+    accum.inputs = {v};
+    return add(std::move(accum), out);
+  }
+
   ValueId constant(const std::string& text) { return ir::addConst(body_, text); }
 
   std::string finish(ValueId saved, const DimMap& omap, const std::string& name, ValueId* result) {
@@ -188,10 +197,7 @@ std::string lowerPointwise(const Graph& src, const Op& op, const std::vector<Val
   }
   ValueId v, acc;
   if (std::string e = kb.add(body, &v); !e.empty()) return e;
-  Op accum;
-  accum.kind = OpKind::Accum;
-  accum.inputs = {v};
-  if (std::string e = kb.add(accum, &acc); !e.empty()) return e;
+  if (std::string e = kb.accumulate(v, ir::AccumOp::Sum, &acc); !e.empty()) return e;
   return kb.finish(acc, outputMap(splits), src.value(op.results[0]).name, result);
 }
 
@@ -239,10 +245,7 @@ std::string lowerMatmul(const Graph& src, const Op& op, const std::vector<ValueI
   mm.kind = OpKind::Matmul;
   mm.inputs = {ta, tb};
   if (std::string e = kb.add(mm, &prod); !e.empty()) return e;
-  Op accum;
-  accum.kind = OpKind::Accum;
-  accum.inputs = {prod};
-  if (std::string e = kb.add(accum, &acc); !e.empty()) return e;
+  if (std::string e = kb.accumulate(prod, ir::AccumOp::Sum, &acc); !e.empty()) return e;
   return kb.finish(acc, outputMap(splits), src.value(op.results[0]).name, result);
 }
 
@@ -281,11 +284,8 @@ std::string lowerReduction(const Graph& src, const Op& op, const std::vector<Val
   reduce.dim = d;
   reduce.size = s;
   if (std::string e = kb.add(reduce, &red); !e.empty()) return e;
-  Op accum;
-  accum.kind = OpKind::Accum;
-  accum.accumOp = op.kind == OpKind::ReduceMax ? ir::AccumOp::Max : ir::AccumOp::Sum;
-  accum.inputs = {red};
-  if (std::string e = kb.add(accum, &acc); !e.empty()) return e;
+  ir::AccumOp accumOp = op.kind == OpKind::ReduceMax ? ir::AccumOp::Max : ir::AccumOp::Sum;
+  if (std::string e = kb.accumulate(red, accumOp, &acc); !e.empty()) return e;
   if (op.kind == OpKind::ReduceMean) {
     Op div;
     div.kind = OpKind::Div;
