@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 
 #include <cstring>
+#include <memory>
 
 #include "mirage/backend/gpu.h"
 
@@ -48,6 +49,23 @@ LaunchPlan subPlan(int64_t n) {
   l.args = {{PlanArg::Kind::Input, 0, 0}, {PlanArg::Kind::Input, 1, 0}, {PlanArg::Kind::Output, 0, 0}};
   plan.launches = {l};
   return plan;
+}
+
+// X f32[4] in, Y f32[4] out, no launches yet.
+LaunchPlan copyPlan() {
+  LaunchPlan plan;
+  plan.inputs = {{"X", mirage::ir::DType::F32, {4}}};
+  plan.outputs = {{"Y", mirage::ir::DType::F32, {4}}};
+  return plan;
+}
+
+// The simulated device of the fake driver.
+std::unique_ptr<Gpu> openFakeGpu() {
+  std::string why;
+  std::unique_ptr<Gpu> gpu = Gpu::open(&why, 0, FAKE_CUDA_PATH);
+  INFO(why);
+  REQUIRE(gpu);
+  return gpu;
 }
 
 std::vector<uint8_t> floats(const std::vector<float>& v) {
@@ -93,9 +111,7 @@ TEST_CASE("a library lacking driver entry points is rejected by name") {
 }
 
 TEST_CASE("device properties and the figures derived from them") {
-  std::string why;
-  auto gpu = Gpu::open(&why, 0, FAKE_CUDA_PATH);
-  REQUIRE(gpu);
+  auto gpu = openFakeGpu();
   const DeviceProps& p = gpu->props();
   CHECK(p.name == "Fake H200");
   CHECK(p.smArch == 90);
@@ -115,9 +131,7 @@ TEST_CASE("device properties and the figures derived from them") {
 TEST_CASE("a run passes buffers in plan order and reads the outputs back") {
   FakeDriver fake;
   fake.get<void (*)()>("fake_cuda_reset")();
-  std::string why;
-  auto gpu = Gpu::open(&why, 0, FAKE_CUDA_PATH);
-  REQUIRE(gpu);
+  auto gpu = openFakeGpu();
   RunResult r = gpu->run(subPlan(4), fakeBinary(), {floats({5, 6, 7, 8}), floats({1, 2, 3, 4})});
   INFO(r.error);
   REQUIRE(r.ok);
@@ -140,14 +154,10 @@ TEST_CASE("a run passes buffers in plan order and reads the outputs back") {
 }
 
 TEST_CASE("workspace arguments point into one workspace allocation, and copies follow the launches") {
-  std::string why;
-  auto gpu = Gpu::open(&why, 0, FAKE_CUDA_PATH);
-  REQUIRE(gpu);
+  auto gpu = openFakeGpu();
   // in0 -> ws+16, ws+16 -> out0: the value survives the round trip only if
   // both launches see the same workspace address.
-  LaunchPlan plan;
-  plan.inputs = {{"X", mirage::ir::DType::F32, {4}}};
-  plan.outputs = {{"Y", mirage::ir::DType::F32, {4}}};
+  LaunchPlan plan = copyPlan();
   plan.workspaceBytes = 32;
   PlanLaunch a, b;
   a.kernel = b.kernel = "mirage_copy";
@@ -169,12 +179,8 @@ TEST_CASE("workspace arguments point into one workspace allocation, and copies f
 }
 
 TEST_CASE("a plan of copies only runs without a module or a compiled binary") {
-  std::string why;
-  auto gpu = Gpu::open(&why, 0, FAKE_CUDA_PATH);
-  REQUIRE(gpu);
-  LaunchPlan plan;
-  plan.inputs = {{"X", mirage::ir::DType::F32, {4}}};
-  plan.outputs = {{"Y", mirage::ir::DType::F32, {4}}};
+  auto gpu = openFakeGpu();
+  LaunchPlan plan = copyPlan();
   plan.copies = {{{PlanArg::Kind::Output, 0, 0}, {PlanArg::Kind::Input, 0, 0}, 16}};
   CompileResult nothing;  // not compiled: no kernel needs it
   RunResult r = gpu->run(plan, nothing, {floats({1, 2, 3, 4})});
@@ -189,9 +195,7 @@ TEST_CASE("timing takes the median of event times and rejects impossible ones") 
   FakeDriver fake;
   fake.get<void (*)()>("fake_cuda_reset")();
   auto setMs = fake.get<void (*)(float)>("fake_cuda_set_elapsed_ms");
-  std::string why;
-  auto gpu = Gpu::open(&why, 0, FAKE_CUDA_PATH);
-  REQUIRE(gpu);
+  auto gpu = openFakeGpu();
   const int64_t n = 1 << 20;  // 12 MiB moved: 2.6 us at 4.8 TB/s
   TimingOptions options;
   options.minRuns = 5;
@@ -216,9 +220,7 @@ TEST_CASE("timing takes the median of event times and rejects impossible ones") 
 TEST_CASE("loader and launch failures are errors of that candidate") {
   FakeDriver fake;
   fake.get<void (*)()>("fake_cuda_reset")();
-  std::string why;
-  auto gpu = Gpu::open(&why, 0, FAKE_CUDA_PATH);
-  REQUIRE(gpu);
+  auto gpu = openFakeGpu();
   LaunchPlan plan = subPlan(4);
   std::vector<std::vector<uint8_t>> in = {floats({1, 2, 3, 4}), floats({1, 2, 3, 4})};
 
@@ -262,9 +264,7 @@ TEST_CASE("the empty-kernel reference launch") {
   if (!Compiler::available()) return;
   FakeDriver fake;
   fake.get<void (*)()>("fake_cuda_reset")();
-  std::string why;
-  auto gpu = Gpu::open(&why, 0, FAKE_CUDA_PATH);
-  REQUIRE(gpu);
+  auto gpu = openFakeGpu();
   fake.get<void (*)(float)>("fake_cuda_set_elapsed_ms")(0.002f);
   Compiler compiler;
   TimingOptions options;
