@@ -16,84 +16,101 @@ namespace mirage::backend {
 
 namespace {
 
-std::string mismatch(const LaunchPlan& plan, const ir::Graph& program) {
-  if (plan.inputs.size() != program.inputs.size() || plan.outputs.size() != program.outputs.size())
+std::string mismatch(const LaunchPlan& plan, const CheckReference& ref) {
+  if (plan.inputs.size() != ref.inputShapes.size() || plan.outputs.size() != ref.outputShapes.size())
     return fmt::format("the plan has {} inputs and {} outputs, the program {} and {}", plan.inputs.size(),
-                       plan.outputs.size(), program.inputs.size(), program.outputs.size());
-  auto same = [&](const PlanBuffer& b, ir::ValueId v) {
-    return b.dtype == program.dtype && b.shape == program.value(v).shape;
+                       plan.outputs.size(), ref.inputShapes.size(), ref.outputShapes.size());
+  auto differ = [&](const char* what, const PlanBuffer& b, const ir::Shape& shape) {
+    if (b.dtype == ref.dtype && b.shape == shape) return std::string();
+    return fmt::format("plan {} {} is {}{}, the program's {}{}", what, b.name, ir::dtypeName(b.dtype),
+                       ir::shapeToString(b.shape), ir::dtypeName(ref.dtype), ir::shapeToString(shape));
   };
   for (size_t i = 0; i < plan.inputs.size(); ++i)
-    if (!same(plan.inputs[i], program.inputs[i]))
-      return fmt::format("plan input {} is {}{}, the program's {}{}", plan.inputs[i].name,
-                         ir::dtypeName(plan.inputs[i].dtype), ir::shapeToString(plan.inputs[i].shape),
-                         ir::dtypeName(program.dtype), ir::shapeToString(program.value(program.inputs[i]).shape));
+    if (std::string e = differ("input", plan.inputs[i], ref.inputShapes[i]); !e.empty()) return e;
   for (size_t i = 0; i < plan.outputs.size(); ++i)
-    if (!same(plan.outputs[i], program.outputs[i]))
-      return fmt::format("plan output {} is {}{}, the program's {}{}", plan.outputs[i].name,
-                         ir::dtypeName(plan.outputs[i].dtype), ir::shapeToString(plan.outputs[i].shape),
-                         ir::dtypeName(program.dtype), ir::shapeToString(program.value(program.outputs[i]).shape));
+    if (std::string e = differ("output", plan.outputs[i], ref.outputShapes[i]); !e.empty()) return e;
   return {};
 }
 
 }  // namespace
 
-GpuCheckResult checkAgainstInterpreter(Gpu& gpu, const LaunchPlan& plan, const CompileResult& binary,
-                                       const ir::Graph& program, uint64_t seed,
-                                       const CheckTolerance& tolerance) {
+CheckReference makeCheckReference(const ir::Graph& program, uint64_t seed) {
+  CheckReference ref;
+  ref.dtype = program.dtype;
+  std::vector<interp::Tensor> inputs;
+  for (ir::ValueId v : program.inputs) {
+    const ir::Value& value = program.value(v);
+    interp::Tensor t = interp::randomTensor(value.shape, program.dtype, seed, value.name);
+    for (float& x : t.data) x = interp::roundToDType(x * 0.5f, program.dtype);
+    ref.inputShapes.push_back(value.shape);
+    ref.inputBytes.push_back(tensorToBytes(t, program.dtype));
+    inputs.push_back(std::move(t));
+  }
+  for (ir::ValueId v : program.outputs) ref.outputShapes.push_back(program.value(v).shape);
+  try {
+    for (interp::Tensor& t : interp::evaluate(program, inputs)) ref.outputs.push_back(std::move(t.data));
+  } catch (const std::exception& e) {
+    ref.error = fmt::format("the reference interpreter failed: {}", e.what());
+  }
+  return ref;
+}
+
+GpuCheckResult checkAgainstReference(Gpu& gpu, const LaunchPlan& plan, const CompileResult& binary,
+                                     const CheckReference& reference, const CheckTolerance& tolerance) {
   GpuCheckResult result;
-  if (std::string e = mismatch(plan, program); !e.empty()) {
+  if (!reference.error.empty()) {
+    result.error = reference.error;
+    return result;
+  }
+  if (std::string e = mismatch(plan, reference); !e.empty()) {
     result.error = e;
     return result;
   }
-  const ir::DType dtype = program.dtype;
+  const ir::DType dtype = reference.dtype;
   const double rtol = tolerance.rtol >= 0 ? tolerance.rtol
                       : dtype == ir::DType::F16 ? 3e-2 : dtype == ir::DType::BF16 ? 1e-1 : 1e-3;
   const double atol = tolerance.atol >= 0 ? tolerance.atol
                       : dtype == ir::DType::F16 ? 1e-2 : dtype == ir::DType::BF16 ? 5e-2 : 1e-4;
-
-  std::vector<interp::Tensor> inputs;
-  std::vector<std::vector<uint8_t>> inputBytes;
-  for (size_t i = 0; i < plan.inputs.size(); ++i) {
-    interp::Tensor t = interp::randomTensor(plan.inputs[i].shape, dtype, seed, plan.inputs[i].name);
-    for (float& v : t.data) v = interp::roundToDType(v * 0.5f, dtype);
-    inputBytes.push_back(tensorToBytes(t, dtype));
-    inputs.push_back(std::move(t));
-  }
-  std::vector<interp::Tensor> reference;
-  try {
-    reference = interp::evaluate(program, inputs);
-  } catch (const std::exception& e) {
-    result.error = fmt::format("the reference interpreter failed: {}", e.what());
-    return result;
-  }
-  RunResult run = gpu.run(plan, binary, inputBytes);
+  RunResult run = gpu.run(plan, binary, reference.inputBytes);
   if (!run.ok) {
     result.error = run.error;
     return result;
   }
   for (size_t o = 0; o < plan.outputs.size(); ++o) {
-    const interp::Tensor& ref = reference[o];
+    const std::vector<float>& ref = reference.outputs[o];
     double scale = 0;
-    for (float v : ref.data)
+    for (float v : ref)
       if (std::isfinite(v)) scale = std::max(scale, static_cast<double>(std::fabs(v)));
-    for (int64_t i = 0; i < ref.size(); ++i) {
-      const double r = ref.data[static_cast<size_t>(i)];
-      const double g = elementAt(run.outputs[o], i, dtype);
+    for (size_t i = 0; i < ref.size(); ++i) {
+      const double r = ref[i];
+      const double g = elementAt(run.outputs[o], static_cast<int64_t>(i), dtype);
       const double allowed = atol * scale + rtol * std::fabs(r);
       const double diff = std::fabs(g - r);
       const bool bad = std::isfinite(r) ? !(diff <= allowed) : !(std::isnan(r) ? std::isnan(g) : g == r);
       if (std::isfinite(diff)) result.maxAbsError = std::max(result.maxAbsError, diff);
       if (bad) {
-        result.error = fmt::format("output {} differs at {}: GPU {}, reference {} (tolerance {:.3g})",
-                                   plan.outputs[o].name, ir::shapeToString(interp::unflatIndex(ref.shape, i)), g,
-                                   r, allowed);
+        result.error = fmt::format(
+            "output {} differs at {}: GPU {}, reference {} (tolerance {:.3g})", plan.outputs[o].name,
+            ir::shapeToString(interp::unflatIndex(reference.outputShapes[o], static_cast<int64_t>(i))), g, r,
+            allowed);
         return result;
       }
     }
   }
   result.ok = true;
   return result;
+}
+
+GpuCheckResult checkAgainstInterpreter(Gpu& gpu, const LaunchPlan& plan, const CompileResult& binary,
+                                       const ir::Graph& program, uint64_t seed,
+                                       const CheckTolerance& tolerance) {
+  // A plan that does not match is refused before the interpreter runs.
+  CheckReference shapesOnly;
+  shapesOnly.dtype = program.dtype;
+  for (ir::ValueId v : program.inputs) shapesOnly.inputShapes.push_back(program.value(v).shape);
+  for (ir::ValueId v : program.outputs) shapesOnly.outputShapes.push_back(program.value(v).shape);
+  if (std::string e = mismatch(plan, shapesOnly); !e.empty()) return {false, e, 0};
+  return checkAgainstReference(gpu, plan, binary, makeCheckReference(program, seed), tolerance);
 }
 
 }  // namespace mirage::backend

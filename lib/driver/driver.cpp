@@ -16,10 +16,9 @@
 #include <thread>
 
 #include "cache.h"
+#include "run.h"
 #include "mirage/backend/arch.h"
 #include "mirage/backend/cost_model.h"
-#include "mirage/backend/gpu.h"
-#include "mirage/backend/nvrtc.h"
 #include "mirage/codegen/cuda.h"
 #include "mirage/ir/check.h"
 #include "mirage/ir/printer.h"
@@ -29,41 +28,7 @@
 namespace mirage::driver {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using json = nlohmann::json;
-
-double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-
-struct Run {
-  Run(const Options& o, std::ostream& output, std::ostream& errors) : opt(o), out(output), err(errors) {}
-  const Options& opt;
-  std::ostream& out;
-  std::ostream& err;
-  Clock::time_point start = Clock::now();
-  std::string inputName;
-  ir::Graph program;
-  backend::ArchSpec arch;
-  std::string archName;   // "sm_90"
-  std::string deviceUsed;  // "cost model" or the GPU
-  std::string cacheState = "off";
-  search::Result result;
-
-  struct Lowered {
-    bool generated = false;
-    bool compiled = false;
-    std::string error;
-    std::string source;
-    json cost;
-  };
-  std::vector<Lowered> lowered;  // per candidate, filled on demand
-  int chosen = -1;
-  std::string reason;
-
-  void note(const std::string& msg) const {
-    if (opt.verbosity >= 0) err << "mirage-opt: " << msg << "\n";
-  }
-  void error(const std::string& msg) const { err << "mirage-opt: error: " << msg << "\n"; }
-};
 
 std::optional<ir::Graph> readInput(Run& run) {
   if (run.opt.input != "-") {
@@ -78,21 +43,27 @@ std::optional<ir::Graph> readInput(Run& run) {
   return g;
 }
 
-// Target figures: --arch, else the GPU's (when one may be used), else sm_90.
-bool chooseArch(Run& run) {
+// The device and the target. A GPU (the injected one, else the CUDA driver's
+// device 0 unless --device none) ranks the candidates when the target is its
+// own architecture; the target is --arch, else the GPU's, else sm_90.
+bool chooseDevice(Run& run, CandidateTimer* injected) {
   std::string arch = run.opt.arch;
   run.deviceUsed = "cost model";
+  CandidateTimer* gpu = nullptr;
   if (run.opt.device != "none") {
-    backend::GpuStatus gpu = backend::probeGpu();
-    if (gpu.usable) {
-      if (arch.empty()) arch = fmt::format("sm_{}", gpu.props.smArch);
+    std::string whyNot;
+    if (injected) {
+      gpu = injected;
+    } else if ((run.ownedGpu = openGpuTimer(run.opt.seed, &whyNot))) {
+      gpu = run.ownedGpu.get();
     } else if (run.opt.device == "cuda") {
-      run.error(fmt::format("--device cuda: {}", gpu.reason));
+      run.error(fmt::format("--device cuda: {}", whyNot));
       return false;
     } else if (run.opt.verbosity > 0) {
-      run.note(fmt::format("{}; ranking with the cost model", gpu.reason));
+      run.note(fmt::format("{}; ranking with the cost model", whyNot));
     }
   }
+  if (gpu && arch.empty()) arch = gpu->arch();
   if (arch.empty()) arch = "sm_90";
   auto spec = backend::archSpecFor(arch);
   if (!spec) {
@@ -101,14 +72,32 @@ bool chooseArch(Run& run) {
   }
   run.arch = *spec;
   run.archName = arch;
+  if (gpu) {
+    // Code for another architecture cannot be timed on this device (a cubin
+    // for sm_80 does not load on sm_90): rank it with the model instead.
+    if (backend::parseSmArch(arch) != backend::parseSmArch(gpu->arch())) {
+      if (run.opt.device == "cuda") {
+        run.error(fmt::format("--device cuda: the GPU ({}, {}) cannot time code for --arch {}", gpu->deviceName(),
+                              gpu->arch(), arch));
+        return false;
+      }
+      run.note(fmt::format("--arch {} is not the GPU's {}: ranking with the cost model", arch, gpu->arch()));
+    } else {
+      run.gpu = gpu;
+      run.arch = gpu->archSpec();  // the model's figures of this very device
+      run.deviceUsed = gpu->deviceName();
+    }
+  }
   return true;
 }
 
 double searchBudget(const Run& run) {
   if (run.opt.timeLimitSeconds <= 0) return kDefaultSearchSeconds;
-  // Leave a quarter of the limit (at least 0.3 s) for lowering and writing.
+  // Leave a quarter of the limit (at least 0.3 s) for lowering and writing,
+  // and with a GPU 40% (measuring a candidate takes a second or two).
   double left = run.opt.timeLimitSeconds - since(run.start);
-  return std::max(0.05, left - std::max(0.3, 0.25 * run.opt.timeLimitSeconds));
+  double keep = (run.gpu ? 0.4 : 0.25) * run.opt.timeLimitSeconds;
+  return std::max(0.05, left - std::max(0.3, keep));
 }
 
 int jobsFor(const Options& opt) {
@@ -218,59 +207,22 @@ bool searchOrCache(Run& run) {
   return true;
 }
 
-Run::Lowered lower(Run& run, const ir::Graph& g, bool compile) {
-  Run::Lowered l;
-  codegen::Options copt;
-  copt.smArch = run.arch.smArch;
-  copt.sourceName = run.inputName;
-  codegen::Result r = codegen::generateCuda(g, copt);
-  l.generated = r.ok;
-  l.error = r.error;
-  l.source = r.source;
-  l.cost = backend::costToJson(backend::estimateCost(g, run.arch));
-  if (r.ok && compile && backend::Compiler::available()) {
-    static backend::Compiler compiler;
-    backend::CompileRequest req;
-    req.source = r.source;
-    req.arch = run.archName;
-    req.label = "candidate";
-    backend::CompileResult c = compiler.compile(req);
-    l.compiled = c.ok;
-    if (!c.ok) l.error = c.error;
-  } else {
-    l.compiled = r.ok && compile;
+// What the GPU said of one candidate: the check, the timing, and how the
+// time compares with the two floors (device-memory traffic at peak
+// bandwidth; its launches, each as long as an empty kernel).
+json gpuJson(const Run& run, const search::Candidate& c, const CandidateTiming& t) {
+  json g = {{"checked", t.checked}, {"timed", t.timed}, {"check_max_abs_error", t.maxAbsError}};
+  if (!t.error.empty()) g["error"] = t.error;
+  if (t.timed) {
+    g["median_us"] = t.medianUs;
+    g["min_us"] = t.minUs;
+    g["runs"] = t.runs;
+    g["bandwidth_bound_us"] = t.boundUs;
+    if (t.medianUs > 0) g["fraction_of_bandwidth_bound"] = t.boundUs / t.medianUs;
+    if (run.emptyLaunchUs > 0 && c.kernels > 0)
+      g["per_launch_vs_empty_kernel"] = t.medianUs / (c.kernels * run.emptyLaunchUs);
   }
-  return l;
-}
-
-// Picks the cheapest candidate that lowers (and compiles); the input itself,
-// one kernel per operator, is the last resort.
-bool choose(Run& run) {
-  auto& cands = run.result.candidates;
-  run.lowered.assign(cands.size(), {});
-  std::vector<size_t> order(cands.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return std::tie(cands[a].cost, cands[a].kernels) < std::tie(cands[b].cost, cands[b].kernels);
-  });
-  bool needCuda = !run.opt.output.empty();
-  for (size_t i : order) {
-    run.lowered[i] = lower(run, cands[i].graph, needCuda);
-    bool usable = run.lowered[i].generated && (!needCuda || run.lowered[i].compiled);
-    if (!usable) {
-      run.note(fmt::format("candidate {} cannot be used: {}", cands[i].id, run.lowered[i].error));
-      continue;
-    }
-    run.chosen = static_cast<int>(i);
-    if (i == order.front())
-      run.reason = cands.size() == 1 ? "the only candidate" : "lowest predicted time";
-    else
-      run.reason = "lowest predicted time among the candidates that could be lowered";
-    if (cands[i].origin.rfind("input", 0) == 0 && cands.size() > 1)
-      run.reason += "; no μGraph beats the input, which is lowered one kernel per operator";
-    return true;
-  }
-  return false;
+  return g;
 }
 
 json reportJson(const Run& run) {
@@ -303,7 +255,7 @@ json reportJson(const Run& run) {
   json cands = json::array();
   for (size_t i = 0; i < run.result.candidates.size(); ++i) {
     const search::Candidate& c = run.result.candidates[i];
-    const Run::Lowered& l = run.lowered[i];
+    const Lowered& l = run.lowered[i];
     json cj = {{"id", c.id},
                {"kernels", c.kernels},
                {"verified", true},
@@ -313,12 +265,22 @@ json reportJson(const Run& run) {
                {"origin", c.origin}};
     if (!l.cost.is_null()) cj["cost"] = l.cost;
     if (!l.error.empty()) cj["error"] = l.error;
+    if (l.measured) cj["gpu"] = gpuJson(run, c, l.timing);
+    if (l.timing.timed) cj["measured_us"] = l.timing.medianUs;
     cands.push_back(cj);
   }
   j["candidates"] = cands;
+  if (run.gpu) {
+    j["gpu"] = {{"name", run.gpu->deviceName()},
+                {"arch", run.gpu->arch()},
+                {"peak_bandwidth_gbs", run.arch.dramBandwidthGBs},
+                {"empty_launch_us", run.emptyLaunchUs >= 0 ? json(run.emptyLaunchUs) : json(nullptr)}};
+  }
   if (run.chosen >= 0) {
     const search::Candidate& b = run.result.candidates[static_cast<size_t>(run.chosen)];
+    const Lowered& l = run.lowered[static_cast<size_t>(run.chosen)];
     j["best"] = {{"id", b.id}, {"kernels", b.kernels}, {"reason", run.reason}, {"predicted_us", b.cost}};
+    if (l.timing.timed) j["best"]["measured_us"] = l.timing.medianUs;
   } else {
     j["best"] = nullptr;
   }
@@ -384,7 +346,21 @@ std::string cacheDirectory(const Options& options) {
   return ".mirage-opt-cache";
 }
 
+void Run::note(const std::string& msg) const {
+  if (opt.verbosity >= 0) err << "mirage-opt: " << msg << "\n";
+}
+
+void Run::error(const std::string& msg) const { err << "mirage-opt: error: " << msg << "\n"; }
+
+double Run::secondsLeft() const {
+  return opt.timeLimitSeconds > 0 ? opt.timeLimitSeconds - since(start) : 1e300;
+}
+
 int runMirageOpt(const Options& options, std::ostream& out, std::ostream& err) {
+  return runMirageOpt(options, out, err, nullptr);
+}
+
+int runMirageOpt(const Options& options, std::ostream& out, std::ostream& err, CandidateTimer* gpu) {
   Run run(options, out, err);
   if (options.output.empty() && options.emitMg.empty() && options.dumpDir.empty() && options.report.empty()) {
     run.error("nothing to write: give at least one of -o, --emit-mg, --dump-candidates or --report");
@@ -401,20 +377,19 @@ int runMirageOpt(const Options& options, std::ostream& out, std::ostream& err) {
     return 1;
   }
   run.program = std::move(*program);
-  if (!chooseArch(run)) return 1;
+  if (!chooseDevice(run, gpu)) return 1;
   if (options.verbosity > 0) run.note(fmt::format("seed {}, {} job(s), target {} ({})", options.seed, jobsFor(options), run.archName, run.arch.name));
   if (!searchOrCache(run)) return 1;
   if (!choose(run)) {
-    const search::Stats& s = run.result.stats;
-    run.error(fmt::format("no candidate could be lowered to CUDA ({} verified; {} rejected by the pre-check, {} by "
-                          "the full check)",
-                          run.result.candidates.size(), s.precheckFailed, s.checkFailed));
+    run.error(run.failure);
     writeOutputs(run);
     return 1;
   }
   const search::Candidate& best = run.result.candidates[static_cast<size_t>(run.chosen)];
-  run.note(fmt::format("chose candidate {}: {} kernel launch(es), predicted {:.2f} us ({})", best.id, best.kernels,
-                       best.cost, run.reason));
+  const Lowered& won = run.lowered[static_cast<size_t>(run.chosen)];
+  run.note(fmt::format("chose candidate {}: {} kernel launch(es), predicted {:.2f} us{} ({})", best.id, best.kernels,
+                       best.cost, won.timing.timed ? fmt::format(", measured {:.2f} us", won.timing.medianUs) : "",
+                       run.reason));
   return writeOutputs(run) ? 0 : 1;
 }
 

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "mirage/backend/gpu.h"
 #include "mirage/backend/launch_plan.h"
@@ -36,5 +37,19 @@ struct CheckTolerance {
 GpuCheckResult checkAgainstInterpreter(Gpu& gpu, const LaunchPlan& plan, const CompileResult& binary,
                                        const ir::Graph& program, uint64_t seed,
                                        const CheckTolerance& tolerance = {});
+
+// The same check in two steps, so that many candidates of one program share
+// one interpreter run: the inputs and the reference outputs (computed once),
+// then each candidate's run compared with them.
+struct CheckReference {
+  std::string error;  // the interpreter failed: no candidate can be checked
+  ir::DType dtype = ir::DType::F16;
+  std::vector<ir::Shape> inputShapes, outputShapes;
+  std::vector<std::vector<uint8_t>> inputBytes;  // per program input, in the dtype
+  std::vector<std::vector<float>> outputs;       // per program output, f32
+};
+CheckReference makeCheckReference(const ir::Graph& program, uint64_t seed);
+GpuCheckResult checkAgainstReference(Gpu& gpu, const LaunchPlan& plan, const CompileResult& binary,
+                                     const CheckReference& reference, const CheckTolerance& tolerance = {});
 
 }  // namespace mirage::backend

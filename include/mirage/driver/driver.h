@@ -1,9 +1,10 @@
 // The driver component owns the mirage-opt pipeline as a library function
 // (tools/mirage-opt.cpp only fills Options from the command line): read and
-// check the input, look up the result cache, search and verify, rank the
-// verified candidates (backend cost model), lower the winner to CUDA (falling
-// back to the next candidate, and finally to the input lowered one kernel per
-// operator), and write every requested output whole or not at all. The
+// check the input, look up the result cache, search and verify, lower the
+// verified candidates to CUDA and rank them (measured on a GPU when one is
+// usable, gpu_timer.h; else by the backend's cost model), falling back to the
+// next candidate when one cannot be lowered, and finally to the input lowered
+// one kernel per operator, and write every requested output whole or not at all. The
 // command-line contract is ../shared/spec/cli.md; docs/search.md describes
 // the cache and the report.
 #pragma once
@@ -16,6 +17,8 @@
 #include "mirage/search/search.h"
 
 namespace mirage::driver {
+
+class CandidateTimer;  // gpu_timer.h
 
 struct Options {
   std::string input;          // .mg file, or "-" for standard input
@@ -42,6 +45,9 @@ inline constexpr double kDefaultSearchSeconds = 60;
 // no output, 2 bad options such as no output requested). Diagnostics and
 // progress go to `err`; `out` receives `-o -`.
 int runMirageOpt(const Options& options, std::ostream& out, std::ostream& err);
+// The same with `gpu` as the device (tests substitute one; null: the CUDA
+// driver's device, as --device says).
+int runMirageOpt(const Options& options, std::ostream& out, std::ostream& err, CandidateTimer* gpu);
 
 // Writes `text` to `path` whole or not at all (a temporary file in the same
 // directory, renamed into place). Returns an error message, empty on success.

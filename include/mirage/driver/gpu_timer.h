@@ -1,0 +1,50 @@
+// How mirage-opt measures candidates on a GPU (`--device auto|cuda`): a
+// CandidateTimer compiles a candidate's generated source for the device,
+// runs it once on seeded random inputs and compares every output with the
+// reference interpreter's (the input program, interpreted once), and only
+// then times it (backend::Gpu::time: warm-up, CUDA events, a stable median,
+// a time below bytes / peak bandwidth rejected). The driver ranks by these
+// measurements; openGpuTimer is the real device, tests pass their own.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "mirage/backend/arch.h"
+#include "mirage/backend/nvrtc.h"
+#include "mirage/ir/graph.h"
+
+namespace mirage::driver {
+
+struct CandidateTiming {
+  bool checked = false;     // ran and matched the reference
+  bool timed = false;       // checked, and its timing is trusted
+  std::string error;        // why not (the stage names itself: "compile: ...", "check: ...", "timing: ...")
+  double maxAbsError = 0;   // of the check
+  double medianUs = 0;      // of the timed runs
+  double minUs = 0;
+  double boundUs = 0;       // minimum bytes / peak device-memory bandwidth
+  int runs = 0;
+};
+
+class CandidateTimer {
+ public:
+  virtual ~CandidateTimer() = default;
+  virtual std::string deviceName() const = 0;  // "NVIDIA H200"
+  virtual std::string arch() const = 0;        // the device's target, "sm_90"
+  virtual backend::ArchSpec archSpec() const = 0;
+  // One launch of an empty kernel on the same stream, in microseconds; < 0
+  // when it could not be measured.
+  virtual double emptyLaunchUs() = 0;
+  // Checks `source` (compiled as `binary` when that is ok, else compiled
+  // here for arch()) against `program`'s reference outputs, then times it.
+  virtual CandidateTiming measure(const ir::Graph& program, const std::string& source,
+                                  const backend::CompileResult& binary) = 0;
+};
+
+// The GPU through the run-time-loaded CUDA driver; null with *whyNot ("no
+// usable GPU: ...") when there is none. `seed` draws the check's inputs.
+std::unique_ptr<CandidateTimer> openGpuTimer(uint64_t seed, std::string* whyNot);
+
+}  // namespace mirage::driver

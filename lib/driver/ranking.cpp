@@ -1,0 +1,161 @@
+// Choosing the candidate to write. With a GPU: the candidates, cheapest
+// predicted first, are lowered, compiled, checked against the interpreter on
+// the device and timed, and the fastest measured one wins; a candidate whose
+// GPU outputs are wrong is never chosen. Without one: the lowest predicted
+// time among the candidates that lower (and compile). In both, the input
+// lowered one kernel per operator is among the candidates, so a program
+// always has something to fall back to.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "mirage/backend/cost_model.h"
+#include "mirage/codegen/cuda.h"
+#include "run.h"
+
+namespace mirage::driver {
+namespace {
+
+// At most this many candidates are measured (the cheapest predicted ones):
+// each costs a compile, an interpreter comparison and up to two seconds of
+// timing, and the model's ranking beyond the first few rarely matters.
+constexpr size_t kMaxMeasured = 12;
+// Measuring one candidate takes about this long; with --time-limit no new
+// measurement starts when less than this is left.
+constexpr double kSecondsPerMeasurement = 2.5;
+
+std::vector<size_t> byPrediction(const std::vector<search::Candidate>& cands) {
+  std::vector<size_t> order(cands.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return std::tie(cands[a].cost, cands[a].kernels) < std::tie(cands[b].cost, cands[b].kernels);
+  });
+  return order;
+}
+
+void addFallbackNote(Run& run, size_t i) {
+  const auto& cands = run.result.candidates;
+  if (cands[i].origin.rfind("input", 0) == 0 && cands.size() > 1)
+    run.reason += "; no μGraph beats the input, which is lowered one kernel per operator";
+}
+
+bool chooseByModel(Run& run) {
+  auto& cands = run.result.candidates;
+  std::vector<size_t> order = byPrediction(cands);
+  bool needCuda = !run.opt.output.empty();
+  for (size_t i : order) {
+    run.lowered[i] = lower(run, cands[i].graph, needCuda);
+    bool ok = run.lowered[i].generated && (!needCuda || run.lowered[i].compiled);
+    if (!ok) {
+      run.note(fmt::format("candidate {} cannot be used: {}", cands[i].id, run.lowered[i].error));
+      continue;
+    }
+    run.chosen = static_cast<int>(i);
+    if (i == order.front())
+      run.reason = cands.size() == 1 ? "the only candidate" : "lowest predicted time";
+    else
+      run.reason = "lowest predicted time among the candidates that could be lowered";
+    addFallbackNote(run, i);
+    return true;
+  }
+  run.failure = fmt::format("no candidate could be lowered to CUDA ({} verified; {} rejected by the pre-check, {} by "
+                            "the full check)",
+                            cands.size(), run.result.stats.precheckFailed, run.result.stats.checkFailed);
+  return false;
+}
+
+bool chooseByGpu(Run& run) {
+  auto& cands = run.result.candidates;
+  std::vector<size_t> order = byPrediction(cands);
+  run.emptyLaunchUs = run.gpu->emptyLaunchUs();
+  size_t measured = 0, wrong = 0, unlowered = 0;
+  std::string firstWrong;
+  for (size_t i : order) {
+    if (measured == kMaxMeasured) break;
+    if (measured > 0 && run.secondsLeft() < kSecondsPerMeasurement) {
+      run.note(fmt::format("time limit: measured {} of {} candidates", measured, cands.size()));
+      break;
+    }
+    Lowered& l = run.lowered[i];
+    l = lower(run, cands[i].graph, true);
+    if (!l.generated || !l.compiled) {
+      ++unlowered;
+      run.note(fmt::format("candidate {} cannot be used: {}", cands[i].id, l.error));
+      continue;
+    }
+    l.measured = true;
+    l.timing = run.gpu->measure(run.program, l.source, l.binary);
+    ++measured;
+    if (!l.timing.checked) {
+      ++wrong;
+      if (firstWrong.empty()) firstWrong = fmt::format("candidate {}: {}", cands[i].id, l.timing.error);
+      run.note(fmt::format("candidate {} failed on the GPU: {}", cands[i].id, l.timing.error));
+    } else if (run.opt.verbosity > 0) {
+      run.note(l.timing.timed ? fmt::format("candidate {}: {:.2f} us measured, {:.2f} us predicted", cands[i].id,
+                                            l.timing.medianUs, cands[i].cost)
+                              : fmt::format("candidate {}: correct, but {}", cands[i].id, l.timing.error));
+    }
+  }
+  // The fastest measured; failing any timing, the cheapest predicted among
+  // those the GPU computed correctly.
+  int best = -1;
+  for (size_t i : order)
+    if (run.lowered[i].timing.timed &&
+        (best < 0 || run.lowered[i].timing.medianUs < run.lowered[static_cast<size_t>(best)].timing.medianUs))
+      best = static_cast<int>(i);
+  if (best >= 0) {
+    run.chosen = best;
+    run.reason = fmt::format("lowest measured time on {} ({} of {} candidates measured)", run.gpu->deviceName(),
+                             measured, cands.size());
+    addFallbackNote(run, static_cast<size_t>(best));
+    return true;
+  }
+  for (size_t i : order)
+    if (run.lowered[i].timing.checked) {
+      run.chosen = static_cast<int>(i);
+      run.reason = fmt::format("lowest predicted time among the candidates correct on {} (no timing succeeded: {})",
+                               run.gpu->deviceName(), run.lowered[i].timing.error);
+      addFallbackNote(run, i);
+      return true;
+    }
+  run.failure = fmt::format("no candidate ran and matched the reference on {} ({} measured, {} failed, {} not lowered); "
+                            "first: {}",
+                            run.gpu->deviceName(), measured, wrong, unlowered,
+                            firstWrong.empty() ? "none could be lowered" : firstWrong);
+  return false;
+}
+
+}  // namespace
+
+Lowered lower(const Run& run, const ir::Graph& g, bool compile) {
+  Lowered l;
+  codegen::Options copt;
+  copt.smArch = run.arch.smArch;
+  copt.sourceName = run.inputName;
+  codegen::Result r = codegen::generateCuda(g, copt);
+  l.generated = r.ok;
+  l.error = r.error;
+  l.source = r.source;
+  l.cost = backend::costToJson(backend::estimateCost(g, run.arch));
+  if (r.ok && compile && backend::Compiler::available()) {
+    static backend::Compiler compiler;
+    backend::CompileRequest req;
+    req.source = r.source;
+    req.arch = run.archName;
+    req.label = "candidate";
+    l.binary = compiler.compile(req);
+    l.compiled = l.binary.ok;
+    if (!l.binary.ok) l.error = l.binary.error;
+  } else {
+    l.compiled = r.ok && compile;
+  }
+  return l;
+}
+
+bool choose(Run& run) {
+  run.lowered.assign(run.result.candidates.size(), {});
+  return run.gpu ? chooseByGpu(run) : chooseByModel(run);
+}
+
+}  // namespace mirage::driver

@@ -1,0 +1,75 @@
+// The state of one mirage-opt run, shared by the pipeline's steps
+// (driver.cpp: input, search, outputs; ranking.cpp: choosing the candidate).
+#pragma once
+
+#include <chrono>
+#include <iosfwd>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "mirage/backend/arch.h"
+#include "mirage/backend/nvrtc.h"
+#include "mirage/driver/driver.h"
+#include "mirage/driver/gpu_timer.h"
+#include "mirage/search/search.h"
+
+namespace mirage::driver {
+
+using Clock = std::chrono::steady_clock;
+
+inline double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// One candidate lowered to CUDA (and compiled, and measured, as far as asked).
+struct Lowered {
+  bool generated = false;
+  bool compiled = false;
+  std::string error;
+  std::string source;
+  backend::CompileResult binary;
+  nlohmann::json cost;
+  bool measured = false;  // given to the GPU (timing holds the outcome)
+  CandidateTiming timing;
+};
+
+struct Run {
+  Run(const Options& o, std::ostream& output, std::ostream& errors) : opt(o), out(output), err(errors) {}
+  const Options& opt;
+  std::ostream& out;
+  std::ostream& err;
+  Clock::time_point start = Clock::now();
+  std::string inputName;
+  ir::Graph program;
+  backend::ArchSpec arch;
+  std::string archName;    // "sm_90"
+  std::string deviceUsed;  // "cost model" or the GPU's name
+  std::string cacheState = "off";
+  search::Result result;
+
+  // The GPU that ranks the candidates: null when ranking with the cost model.
+  CandidateTimer* gpu = nullptr;
+  std::unique_ptr<CandidateTimer> ownedGpu;  // when the driver opened it
+  double emptyLaunchUs = -1;
+
+  std::vector<Lowered> lowered;  // per candidate, filled on demand
+  int chosen = -1;
+  std::string reason;
+  std::string failure;  // why no candidate could be chosen
+
+  void note(const std::string& msg) const;
+  void error(const std::string& msg) const;
+  // Seconds left before --time-limit (a large number without one).
+  double secondsLeft() const;
+};
+
+// Generates the CUDA source of `g` for the run's target and, when `compile`,
+// compiles it with NVRTC.
+Lowered lower(const Run& run, const ir::Graph& g, bool compile);
+
+// Chooses run.chosen among run.result.candidates: by GPU measurement when
+// run.gpu is set, else by the cost model. False (run.failure says why) when
+// no candidate can be used.
+bool choose(Run& run);
+
+}  // namespace mirage::driver
