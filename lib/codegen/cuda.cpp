@@ -48,6 +48,7 @@ Result generateCuda(const ir::Graph& program, const Options& options) {
   eo.smArch = options.smArch;
   eo.fastPaths = options.fastPaths;
   eo.defaultThreads = options.defaultThreads;
+  eo.hopperPaths = options.hopperPaths;
 
   // Where every program-level tensor lives: an input, an output, or the
   // workspace. The first output slot of a kernel result is written in place;
@@ -88,6 +89,7 @@ Result generateCuda(const ir::Graph& program, const Options& options) {
   }
   int64_t workspace = 0;
   std::string kernels, launches;
+  std::vector<std::string> tmaLaunches;  // "launch N (S stages)" of kernels on the Hopper path
   int index = 0;
   for (const ir::Op& op : lowered.ops) {
     if (op.kind != ir::OpKind::Kernel) continue;
@@ -140,6 +142,7 @@ Result generateCuda(const ir::Graph& program, const Options& options) {
     planLaunches += fmt::format("// mirage-plan launch {} grid={},{},{} block={},1,1 smem={} args={}\n", fname,
                                 kc.grid[0], kc.grid[1], kc.grid[2], kc.threads, kc.sharedBytes,
                                 fmt::join(args, ","));
+    if (kc.tmaStages > 0) tmaLaunches.push_back(fmt::format("launch {} ({} stages)", index, kc.tmaStages));
     KernelSummary ks;
     ks.function = fname;
     for (int g = 0; g < 3; ++g) ks.grid[g] = kc.grid[static_cast<size_t>(g)];
@@ -175,6 +178,12 @@ Result generateCuda(const ir::Graph& program, const Options& options) {
                      options.sourceName.empty() ? std::string("<memory>") : options.sourceName);
   src += fmt::format("// Program: {} ({} launch{}, target sm_{})\n", name, index, index == 1 ? "" : "es",
                      options.smArch);
+  if (!tmaLaunches.empty())
+    src += fmt::format(
+        "// Hopper path: TMA bulk copies, N-stage pipeline in {}: on sm_90+ the for-loop tiles\n"
+        "// arrive by cp.async.bulk on one mbarrier per stage; below sm_90 the same stages are\n"
+        "// filled by cp.async (MG_HOPPER_PATH).\n",
+        fmt::join(tmaLaunches, ", "));
   src += "// Inputs:\n";
   for (ir::ValueId v : program.inputs) src += "//   " + tensorLine(program, v) + "\n";
   src += "// Outputs:\n";
@@ -187,6 +196,7 @@ Result generateCuda(const ir::Graph& program, const Options& options) {
   src += fmt::format("//   {:{}}cudaStream_t stream);\n", "", res.entryName.size() + 1);
   src += "//\n// Launch plan, for replaying the launches without the host code (docs/backend.md):\n" + plan;
   src += devicePreamble();
+  if (!tmaLaunches.empty()) src += hopperPreamble();
   src += kernels;
   src += "\n#if !defined(__CUDACC_RTC__)\n";
   src += fmt::format("extern \"C\" size_t {}_workspace_bytes(void) {{ return {}; }}\n\n", res.entryName, workspace);

@@ -125,4 +125,100 @@ __device__ __forceinline__ float mg_warp_max(float v) {
   return text;
 }
 
+const std::string& hopperPreamble() {
+  static const std::string text = R"CUDA(
+// ---- Hopper (sm_90+): TMA bulk copies completed on mbarriers ----
+// MG_HOPPER_PATH picks, inside the kernels, the TMA pipeline (sm_90+ devices,
+// and the host shim, which emulates it) or the same stages filled by cp.async
+// (sm_80 to sm_89, and nvcc's host pass). Defining it beforehand forces a branch.
+#if !defined(MG_HOPPER_PATH)
+#if (defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900) || defined(MIRAGE_HOST_SHIM)
+#define MG_HOPPER_PATH 1
+#else
+#define MG_HOPPER_PATH 0
+#endif
+#endif
+
+#if !defined(MIRAGE_HOST_SHIM)
+__device__ __forceinline__ unsigned mg_smem_u32(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+// An mbarrier that completes a phase after `count` arrivals and once the
+// bytes announced by arrive.expect_tx have landed; starts in phase 0.
+__device__ __forceinline__ void mg_mbarrier_init(unsigned long long* bar, unsigned count) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(mg_smem_u32(bar)), "r"(count) : "memory");
+#else
+  __trap();  // only MG_HOPPER_PATH code calls it
+#endif
+}
+// Makes initialised mbarriers visible to the async proxy (the bulk copies'
+// complete_tx) before any copy is issued.
+__device__ __forceinline__ void mg_fence_mbarrier_init() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+#endif
+}
+// Orders this block's earlier shared-memory accesses (generic proxy) before
+// the bulk copies issued next (async proxy): a stage is refilled only after
+// every thread has read it (a __syncthreads() precedes the fence).
+__device__ __forceinline__ void mg_fence_proxy_async() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+#endif
+}
+// One arrival, announcing `bytes` that bulk copies will complete in this phase.
+__device__ __forceinline__ void mg_mbarrier_arrive_expect_tx(unsigned long long* bar, unsigned bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [%0], %1;\n" ::"r"(mg_smem_u32(bar)),
+               "r"(bytes)
+               : "memory");
+#else
+  __trap();
+#endif
+}
+// TMA bulk copy of `bytes` (a multiple of 16; both addresses 16-byte aligned)
+// from device memory into this block's shared memory; on arrival the bytes
+// are counted off the mbarrier's transaction count.
+__device__ __forceinline__ void mg_bulk_copy_g2s(void* smem, const void* gmem, unsigned bytes,
+                                                 unsigned long long* bar) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
+                   mg_smem_u32(smem)),
+               "l"(gmem), "r"(bytes), "r"(mg_smem_u32(bar))
+               : "memory");
+#else
+  __trap();
+#endif
+}
+// Waits until the phase of parity `parity` has completed (the barrier has
+// moved past it); acquire: the copies' bytes are visible afterwards.
+__device__ __forceinline__ void mg_mbarrier_wait_parity(unsigned long long* bar, unsigned parity) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  unsigned done = 0;
+  while (!done)
+    asm volatile(
+        "{\n .reg .pred p;\n mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 p, [%1], %2;\n"
+        " selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(mg_smem_u32(bar)), "r"(parity)
+        : "memory");
+#else
+  __trap();
+#endif
+}
+// The N-stage cp.async pipeline below sm_90: wait until at most N commit
+// groups are still in flight.
+template <int N>
+__device__ __forceinline__ void mg_cp_async_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+#endif
+}
+#endif  // !MIRAGE_HOST_SHIM
+)CUDA";
+  return text;
+}
+
 }  // namespace mirage::codegen

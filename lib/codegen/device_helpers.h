@@ -12,4 +12,10 @@ namespace mirage::codegen {
 // The preamble of a generated file: includes, macros and device helpers.
 const std::string& devicePreamble();
 
+// What a file whose kernels take the Hopper path (Options::hopperPaths)
+// carries after the preamble: MG_HOPPER_PATH, the mbarrier and TMA bulk-copy
+// wrappers (sm_90 asm only under __CUDA_ARCH__ >= 900) and the N-stage
+// cp.async wait of the sm_80 branch. Files without that path do not carry it.
+const std::string& hopperPreamble();
+
 }  // namespace mirage::codegen

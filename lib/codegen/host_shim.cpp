@@ -7,7 +7,11 @@
 // must meet. Shared memory is one buffer per block. The tensor-core helper
 // gathers the 32 lanes' fragments and computes the 16x8 tile with the
 // fragment layout of PTX's mma.m16n8k16, so fragment loads and stores in the
-// generated code are tested for real; cp.async is an immediate copy.
+// generated code are tested for real; cp.async is an immediate copy. The
+// Hopper helpers keep real mbarrier state (phase, arrivals, transaction
+// bytes) in shared memory: a bulk copy is an immediate copy plus its
+// complete_tx, and a thread waits on a phase until it completes, so a wrong
+// parity or missing bytes deadlock (reported) or fail a check.
 #include "host_shim.h"
 
 namespace mirage::codegen {
@@ -17,6 +21,7 @@ const std::string& hostShimHeader() {
 #pragma once
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,9 +135,13 @@ struct Fiber {
 #endif
   bool done = false;
   // What the fiber waits for: 0 nothing, 1 the block barrier, 2 its warp's
-  // barrier, until the generation moves past `waitGeneration`.
+  // barrier, until the generation moves past `waitGeneration`; 3 the phase
+  // of parity `waitParity` of the mbarrier at `waitBarrier` to complete;
+  // 4 nothing ever (it failed a check; the launch is abandoned).
   int waitKind = 0;
   unsigned long waitGeneration = 0;
+  const unsigned long long* waitBarrier = nullptr;
+  unsigned waitParity = 0;
 };
 
 struct Block {
@@ -150,6 +159,8 @@ struct Block {
   std::vector<unsigned long> warpMmaGeneration;  // 1 + the barrier generation of the last product
   std::vector<unsigned char> exchange;
   std::vector<unsigned char> shared;
+  size_t sharedBytes = 0;  // what the launch asked for (shared holds a little more)
+  bool failed = false;     // a thread failed a check (reported on stderr)
   unsigned long progress = 0;
   std::function<void()>* body = nullptr;
 };
@@ -225,9 +236,48 @@ inline void releaseAfterExit(Block* b) {
     }
 }
 
+// mbarrier state, kept in its 8 bytes of shared memory as on the GPU (so a
+// stray store corrupts it there too): bits 0-19 pending arrivals, 20-39
+// expected arrivals, 40-60 the transaction count (21-bit two's complement),
+// 61 "a phase has completed", 62 the current phase's parity, 63 initialised.
+struct MBarrier {
+  unsigned pending = 0, expected = 0;
+  long tx = 0;
+  bool completedOnce = false, parity = false, initialised = false;
+};
+inline MBarrier loadMBarrier(const unsigned long long* p) {
+  unsigned long long v;
+  memcpy(&v, p, 8);
+  MBarrier m;
+  m.pending = static_cast<unsigned>(v & 0xfffffu);
+  m.expected = static_cast<unsigned>((v >> 20) & 0xfffffu);
+  long tx = static_cast<long>((v >> 40) & 0x1fffffu);
+  m.tx = tx >= (1L << 20) ? tx - (1L << 21) : tx;
+  m.completedOnce = (v >> 61) & 1u;
+  m.parity = (v >> 62) & 1u;
+  m.initialised = (v >> 63) & 1u;
+  return m;
+}
+inline void storeMBarrier(unsigned long long* p, const MBarrier& m) {
+  unsigned long long v = static_cast<unsigned long long>(m.pending) |
+                         (static_cast<unsigned long long>(m.expected) << 20) |
+                         ((static_cast<unsigned long long>(m.tx) & 0x1fffffu) << 40) |
+                         (static_cast<unsigned long long>(m.completedOnce) << 61) |
+                         (static_cast<unsigned long long>(m.parity) << 62) |
+                         (static_cast<unsigned long long>(m.initialised) << 63);
+  memcpy(p, &v, 8);
+}
+// try_wait.parity: the phase of parity `parity` has completed once the
+// barrier's current phase has the other parity.
+inline bool phaseDone(const unsigned long long* bar, unsigned parity) {
+  return loadMBarrier(bar).parity != (parity & 1u);
+}
+
 inline bool waiting(const Block& b, const Fiber& f, int t) {
   if (f.waitKind == 1) return b.generation == f.waitGeneration;
   if (f.waitKind == 2) return b.warpGeneration[static_cast<size_t>(t / 32)] == f.waitGeneration;
+  if (f.waitKind == 3) return !phaseDone(f.waitBarrier, f.waitParity);
+  if (f.waitKind == 4) return true;
   return false;
 }
 
@@ -246,6 +296,7 @@ inline bool runBlocks(dim3 grid, dim3 block, size_t sharedBytes, std::function<v
   // Per-thread slots, then 512 bytes per warp for the mma product.
   b.exchange.assign(static_cast<size_t>(threads) * kExchangeBytes + static_cast<size_t>((threads + 31) / 32) * 512, 0);
   b.shared.assign(sharedBytes + 16, 0);
+  b.sharedBytes = sharedBytes;
   Block* saved = current_block;
   current_block = &b;
   bool ok = true;
@@ -257,6 +308,7 @@ inline bool runBlocks(dim3 grid, dim3 block, size_t sharedBytes, std::function<v
                  bz = static_cast<unsigned>(id / (static_cast<long long>(grid.x) * grid.y));
         blockIdx = uint3{bx, by, bz};
         b.fibers.assign(static_cast<size_t>(threads), Fiber{});
+        memset(b.shared.data(), 0, b.shared.size());  // no barrier state survives from the last block
         b.live = threads;
         b.arrived = 0;
         b.warpArrived.assign(static_cast<size_t>((threads + 31) / 32), 0);
@@ -295,14 +347,22 @@ inline bool runBlocks(dim3 grid, dim3 block, size_t sharedBytes, std::function<v
             swapcontext(&b.scheduler, &f.context);
 #endif
             ++b.progress;
+            if (b.failed) break;  // reported by the thread that failed
             if (f.done) {
               --b.live;
               releaseAfterExit(&b);
             }
           }
+          if (b.failed) {
+            ok = false;
+            stop = true;
+            break;
+          }
           if (b.progress == before) {
+            int onMBarrier = 0;
+            for (const Fiber& f : b.fibers) onMBarrier += !f.done && f.waitKind == 3;
             fprintf(stderr, "mirage host shim: deadlock in block (%u, %u, %u): threads wait at barriers "
-                            "that cannot complete\n", bx, by, bz);
+                            "that cannot complete (%d of them on an mbarrier phase)\n", bx, by, bz, onMBarrier);
             ok = false;
             stop = true;
             break;
@@ -461,6 +521,117 @@ inline void mg_copy16_wait() {}
 inline void mg_store16(void* dst, const void* src) { memcpy(dst, src, 16); }
 inline void mg_cp_async_commit() {}
 inline void mg_cp_async_wait_1() {}
+template <int N>
+inline void mg_cp_async_wait() {}
+
+// ---- Hopper: mbarriers and TMA bulk copies ----
+// A bulk copy lands at once and counts its bytes off the mbarrier; the
+// barrier's phase, pending arrivals and transaction count follow the PTX
+// rules, and what the generated code never does is reported rather than
+// tolerated: a wait for parity 1 before any phase completed (it passes at
+// once on a GPU, before the data), a complete_tx beyond the bytes announced
+// (expect_tx missing or too small), a barrier used uninitialised, a copy
+// that is misaligned or leaves shared memory. A wait that can never complete
+// (wrong parity, too many bytes announced) is a deadlock, reported as such.
+namespace mg_shim {
+
+// Reports a misuse, then parks the thread for good; the launch fails.
+inline void fail(const char* what) {
+  Block* b = current_block;
+  fprintf(stderr, "mirage host shim: block (%u, %u, %u), thread %d: %s\n", blockIdx.x, blockIdx.y, blockIdx.z,
+          b->current, what);
+  b->failed = true;
+  Fiber& f = b->fibers[static_cast<size_t>(b->current)];
+  f.waitKind = 4;
+  yield();  // never resumed
+}
+
+inline bool inShared(const void* p, size_t bytes) {
+  const unsigned char* c = static_cast<const unsigned char*>(p);
+  const Block* b = current_block;
+  return c >= b->shared.data() && c + bytes <= b->shared.data() + b->sharedBytes;
+}
+
+inline MBarrier usableMBarrier(unsigned long long* bar, const char* op) {
+  static thread_local char message[160];
+  if (!inShared(bar, 8) || reinterpret_cast<uintptr_t>(bar) % 8 != 0) {
+    snprintf(message, sizeof message, "%s: the mbarrier is not an 8-byte aligned object in shared memory", op);
+    fail(message);
+  }
+  MBarrier m = loadMBarrier(bar);
+  if (!m.initialised) {
+    snprintf(message, sizeof message, "%s on an mbarrier that was not initialised (mbarrier.init)", op);
+    fail(message);
+  }
+  return m;
+}
+
+// The phase completes once every arrival has happened and every announced
+// byte has landed: the parity flips and the counts start over.
+inline void completeIfDone(MBarrier& m) {
+  if (m.pending == 0 && m.tx == 0) {
+    m.parity = !m.parity;
+    m.completedOnce = true;
+    m.pending = m.expected;
+  }
+}
+
+}  // namespace mg_shim
+
+inline void mg_mbarrier_init(unsigned long long* bar, unsigned count) {
+  if (!mg_shim::inShared(bar, 8) || reinterpret_cast<uintptr_t>(bar) % 8 != 0)
+    mg_shim::fail("mbarrier.init: the mbarrier is not an 8-byte aligned object in shared memory");
+  if (count == 0 || count > 0xfffffu) mg_shim::fail("mbarrier.init: the arrival count must be in [1, 2^20 - 1]");
+  mg_shim::MBarrier m;
+  m.pending = m.expected = count;
+  m.initialised = true;
+  mg_shim::storeMBarrier(bar, m);
+}
+inline void mg_fence_mbarrier_init() {}
+inline void mg_fence_proxy_async() {}
+
+inline void mg_mbarrier_arrive_expect_tx(unsigned long long* bar, unsigned bytes) {
+  mg_shim::MBarrier m = mg_shim::usableMBarrier(bar, "mbarrier.arrive.expect_tx");
+  if (m.tx + static_cast<long>(bytes) > 0xfffffL)
+    mg_shim::fail("mbarrier.arrive.expect_tx: the transaction count exceeds 2^20 - 1 bytes");
+  m.tx += static_cast<long>(bytes);  // expect-tx first, then the arrival
+  --m.pending;
+  mg_shim::completeIfDone(m);
+  mg_shim::storeMBarrier(bar, m);
+}
+
+inline void mg_bulk_copy_g2s(void* smem, const void* gmem, unsigned bytes, unsigned long long* bar) {
+  if (bytes == 0 || bytes % 16 != 0) mg_shim::fail("cp.async.bulk: the size must be a non-zero multiple of 16");
+  if (reinterpret_cast<uintptr_t>(smem) % 16 != 0 || reinterpret_cast<uintptr_t>(gmem) % 16 != 0)
+    mg_shim::fail("cp.async.bulk: both addresses must be 16-byte aligned");
+  if (!mg_shim::inShared(smem, bytes)) mg_shim::fail("cp.async.bulk: the destination leaves shared memory");
+  mg_shim::MBarrier m = mg_shim::usableMBarrier(bar, "cp.async.bulk complete_tx");
+  memcpy(smem, gmem, bytes);
+  if (m.tx < static_cast<long>(bytes))
+    mg_shim::fail("cp.async.bulk completes more bytes than the mbarrier's phase expects "
+                  "(arrive.expect_tx missing or too small)");
+  m.tx -= static_cast<long>(bytes);
+  mg_shim::completeIfDone(m);
+  mg_shim::storeMBarrier(bar, m);
+}
+
+inline void mg_mbarrier_wait_parity(unsigned long long* bar, unsigned parity) {
+  mg_shim::MBarrier m = mg_shim::usableMBarrier(bar, "mbarrier.try_wait.parity");
+  if (!m.completedOnce && (parity & 1u) == 1u)
+    mg_shim::fail("mbarrier.try_wait.parity waits for parity 1 before any phase completed: on a GPU it passes "
+                  "at once, before the data (wrong parity)");
+  mg_shim::Block* b = mg_shim::current_block;
+  mg_shim::Fiber& f = b->fibers[static_cast<size_t>(b->current)];
+  while (!mg_shim::phaseDone(bar, parity)) {
+    f.waitKind = 3;
+    f.waitBarrier = bar;
+    f.waitParity = parity;
+    mg_shim::yield();
+    f.waitKind = 0;
+    mg_shim::usableMBarrier(bar, "mbarrier.try_wait.parity");
+  }
+  ++b->progress;
+}
 )SHIM";
   return text;
 }

@@ -58,7 +58,7 @@ struct ValueInfo {
   int64_t tilesPerWarp = 0;     // registerAccum of a matmul: fragments per warp
   int64_t regsPerThread = 0;    // registerAccum of element-wise values: elements per thread
   bool hoisted = false;         // tile without fmap: loaded once, before the loop
-  bool doubleBuffered = false;  // fmap tile: two stages, the next one loaded by cp.async
+  bool doubleBuffered = false;  // fmap tile: stages_ stages (2 unless the Hopper path), later ones in flight
   int64_t stageElems = 0;       // doubleBuffered: elements per stage
   int def = -1, last = -1;      // statement positions (lifetime)
 };
@@ -104,16 +104,25 @@ class Emitter {
     int64_t limit = sharedMemoryLimit(opt_.smArch);
     // Loop-invariant tiles loaded once and fmap tiles double-buffered cost
     // shared memory across the whole loop; drop them if they do not fit.
+    // The Hopper path takes the deepest pipeline (4, 3 or 2 stages) that fits.
     if (chooseStaging()) {
-      computeLifetimes();
-      code.sharedBytes = allocate();
-      if (code.sharedBytes > limit) {
+      bool fits;
+      if (tma_) {
+        fits = chooseStages(limit);
+      } else {
+        computeLifetimes();
+        code.sharedBytes = allocate();
+        fits = code.sharedBytes <= limit;
+      }
+      if (!fits) {
         for (ValueInfo& vi : info_) {
-          if (vi.doubleBuffered) vi.bytes /= 2;
+          if (vi.doubleBuffered) vi.bytes /= stages_;
           vi.hoisted = vi.doubleBuffered = false;
         }
         fastPaths_.erase("cp.async double buffering");
         fastPaths_.erase("loop-invariant tiles loaded once");
+        tma_ = false;
+        stages_ = 2;
       }
     }
     for (ValueInfo& vi : info_) {
@@ -122,6 +131,14 @@ class Emitter {
     }
     computeLifetimes();
     code.sharedBytes = allocate();
+    if (tma_) {
+      // The stages' mbarriers follow the buffers (both branches of the file
+      // get the same layout; the sm_80 branch leaves them unused).
+      barrierOffset_ = (code.sharedBytes + 15) / 16 * 16;
+      code.sharedBytes = barrierOffset_ + 8 * stages_;
+      code.tmaStages = stages_;
+      fastPaths_.insert(fmt::format("TMA bulk copies in a {}-stage mbarrier pipeline (cp.async below sm_90)", stages_));
+    }
     if (code.sharedBytes > limit) {
       code.error = fmt::format(
           "the kernel needs {} bytes of shared memory per block, more than the {} bytes sm_{} allows",
@@ -144,6 +161,12 @@ class Emitter {
   std::vector<ValueInfo> info_;
   std::vector<std::vector<int>> users_;  // per value: consuming op indices
   std::set<std::string> fastPaths_;
+  // Staged (doubleBuffered) fmap tiles: how many stages; with tma_ (the
+  // opt-in Hopper path) they are filled by TMA bulk copies, one mbarrier per
+  // stage at barrierOffset_, on sm_90+ and by cp.async below.
+  int stages_ = 2;
+  bool tma_ = false;
+  int64_t barrierOffset_ = 0;
 
   struct Stmt {
     enum Kind { Init, Compute, Spill } kind;
@@ -379,14 +402,47 @@ class Emitter {
         fastPaths_.insert("loop-invariant tiles loaded once");
         any = true;
       } else if (opt_.smArch >= 80 && vectorizable(op)) {
+        // (vectorizable is also what a bulk copy needs: every row is whole
+        // 16-byte vectors at 16-byte aligned offsets on both sides.)
         vi.doubleBuffered = true;
         vi.stageElems = vi.bytes / ir::dtypeBytes(dtype_);
         vi.bytes *= 2;
-        fastPaths_.insert("cp.async double buffering");
+        if (opt_.hopperPaths && opt_.smArch >= 90)
+          tma_ = true;
+        else
+          fastPaths_.insert("cp.async double buffering");
         any = true;
       }
     }
     return any;
+  }
+
+  // The Hopper path: the deepest pipeline (at most 4 stages, at most one per
+  // iteration) whose buffers and mbarriers fit the shared-memory limit: more
+  // bytes in flight per SM for the memory-bound loops. False if even two do
+  // not fit.
+  bool chooseStages(int64_t limit) {
+    for (int s = static_cast<int>(std::min<int64_t>(4, loops())); s >= 2; --s) {
+      for (ValueInfo& vi : info_) {
+        if (vi.doubleBuffered) vi.bytes = vi.stageElems * ir::dtypeBytes(dtype_) * s;
+        vi.def = vi.last = -1;
+        vi.offset = -1;
+      }
+      stages_ = s;
+      computeLifetimes();
+      int64_t bytes = (allocate() + 15) / 16 * 16 + 8 * s;
+      if (bytes <= limit) return true;
+    }
+    return false;
+  }
+
+  // Bytes the bulk copies of one stage move (padding excluded).
+  int64_t stageCopyBytes() {
+    int64_t bytes = 0;
+    for (const ir::Op& op : body_.ops)
+      if (op.kind == OpKind::Tile && info(op.results[0]).doubleBuffered)
+        bytes += ir::numElements(shape(op.results[0])) * ir::dtypeBytes(dtype_);
+    return bytes;
   }
 
   void computeLifetimes() {
@@ -570,13 +626,11 @@ class Emitter {
     return "?";
   }
 
-  // Loads tile `op` into `dst` for loop iteration `iter`; `async` leaves
-  // cp.async copies in flight (the caller commits and waits).
-  std::string emitTile(const ir::Op& op, const std::string& dst, const std::string& iter, bool async) {
-    ValueId v = op.results[0];
-    const ValueInfo& vi = info(v);
+  // The element offset in the tiled tensor of tile coordinates `c` of tile
+  // `op` in loop iteration `iter`.
+  std::string sourceOffset(const ir::Op& op, const std::vector<std::string>& c, const std::string& iter) {
     const Shape& full = shape(op.inputs[0]);
-    const Shape& t = shape(v);
+    const Shape& t = shape(op.results[0]);
     size_t r = t.size();
     // Global coordinate of tile dim d: block offset along the grid dims that
     // split it, plus the loop offset when the for-loop walks it.
@@ -606,6 +660,16 @@ class Emitter {
       }
       return terms.empty() ? std::string("0") : fmt::format("{}", fmt::join(terms, " + "));
     };
+    return globalOffset(globalCoords(c));
+  }
+
+  // Loads tile `op` into `dst` for loop iteration `iter`; `async` leaves
+  // cp.async copies in flight (the caller commits and waits).
+  std::string emitTile(const ir::Op& op, const std::string& dst, const std::string& iter, bool async) {
+    ValueId v = op.results[0];
+    const ValueInfo& vi = info(v);
+    const Shape& full = shape(op.inputs[0]);
+    const Shape& t = shape(v);
     std::string src = fmt::format("    // {} = tile(arg {}), {} of {}\n", vi.var, argName(op.inputs[0]),
                                   ir::shapeToString(t), ir::shapeToString(full));
     int64_t vec = 16 / ir::dtypeBytes(dtype_);
@@ -617,7 +681,7 @@ class Emitter {
       auto c = coords(vs, "i", "c", decl);
       c.back() = c.back() == "0" ? "0" : fmt::format("{} * {}", c.back(), vec);
       std::string copy = fmt::format("mg_copy16(&{}[{}], &{}[{}]);", dst, offsetOf(vi, c),
-                                     argName(op.inputs[0]), globalOffset(globalCoords(c)));
+                                     argName(op.inputs[0]), sourceOffset(op, c, iter));
       src += elementLoop(vs, copy, decl);
       if (!async) src += "    mg_copy16_wait();\n";
       fastPaths_.insert(opt_.smArch >= 80 ? "cp.async 16-byte loads" : "16-byte vector loads");
@@ -626,8 +690,42 @@ class Emitter {
     std::string decl;
     auto c = coords(t, "i", "c", decl);
     std::string copy = fmt::format("{}[{}] = {}[{}];", dst, offsetOf(vi, c), argName(op.inputs[0]),
-                                   globalOffset(globalCoords(c)));
+                                   sourceOffset(op, c, iter));
     return src + elementLoop(t, copy, decl);
+  }
+
+  // The TMA bulk copies (issued by one thread) that load staged tile `op`
+  // into `dst` for loop iteration `iter`, completing on mbarrier `bar`: one
+  // copy per contiguous run, i.e. per row, or per block of rows where the
+  // tile spans whole rows of the tensor and has no padding.
+  std::string emitBulkTile(const ir::Op& op, const std::string& dst, const std::string& iter,
+                           const std::string& bar) {
+    ValueId v = op.results[0];
+    const ValueInfo& vi = info(v);
+    const Shape& full = shape(op.inputs[0]);
+    const Shape& t = shape(v);
+    size_t r = t.size(), k = r - 1;
+    int64_t run = t.back();
+    for (; k > 0; --k) {
+      bool wholeInner = true;
+      for (size_t j = k; j < r; ++j) wholeInner = wholeInner && t[j] == full[j];
+      if (!wholeInner || vi.strides[k - 1] != run) break;
+      run *= t[k - 1];
+    }
+    Shape outer(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(k));
+    int64_t copies = ir::numElements(outer);
+    int64_t bytes = run * ir::dtypeBytes(dtype_);
+    std::string decl;
+    auto c = coords(outer, "row", "c", decl);
+    c.resize(r, "0");
+    std::string copy = fmt::format("mg_bulk_copy_g2s(&{}[{}], &{}[{}], {}, {});", dst, offsetOf(vi, c),
+                                   argName(op.inputs[0]), sourceOffset(op, c, iter), bytes, bar);
+    std::string src = fmt::format("// {} = tile(arg {}), {} of {}: {} bulk cop{} of {} bytes\n", vi.var,
+                                  argName(op.inputs[0]), ir::shapeToString(t), ir::shapeToString(full), copies,
+                                  copies == 1 ? "y" : "ies", bytes);
+    if (copies == 1) return src + copy + "\n";
+    return src + fmt::format("for (int row = 0; row < {}; ++row) {{\n{}  {}\n}}\n", copies,
+                             decl.empty() ? "" : "  " + decl + "\n", copy);
   }
 
   std::string emitPointwise(const ir::Op& op) {
@@ -967,8 +1065,15 @@ class Emitter {
       std::string ty = vi.f32 ? "float" : t;
       src += fmt::format("  {0}* {5}{1} = reinterpret_cast<{0}*>(mg_smem + {2});  // {3}{6}, bytes [{2}, {4})\n", ty,
                          vi.var, vi.offset, ir::shapeToString(body_.values[v].shape), vi.offset + vi.bytes,
-                         vi.doubleBuffered ? "st_" : "", vi.doubleBuffered ? " x 2 stages" : "");
+                         vi.doubleBuffered ? "st_" : "", vi.doubleBuffered ? fmt::format(" x {} stages", stages_) : "");
     }
+    if (tma_)
+      src += fmt::format(
+          "#if MG_HOPPER_PATH\n"
+          "  unsigned long long* mg_stage_full = reinterpret_cast<unsigned long long*>(mg_smem + {0});  "
+          "// {1} mbarriers, one per stage, bytes [{0}, {2})\n"
+          "#endif\n",
+          barrierOffset_, stages_, barrierOffset_ + 8 * stages_);
     for (size_t v = 0; v < info_.size(); ++v) {
       const ValueInfo& vi = info_[v];
       if (!vi.registerAccum) continue;
@@ -983,6 +1088,7 @@ class Emitter {
                          racc(static_cast<ValueId>(v)), vi.regsPerThread, vi.var, isMax ? "mg_neg_inf()" : "0.0f");
     }
     for (size_t p = 0; p < loopBegin_; ++p) src += emitStatement(stmts_[p]) + "    __syncthreads();\n";
+    if (tma_) return src + emitPipelinedLoop();
     // Prologue: loop-invariant tiles, and stage 0 of the double-buffered ones.
     std::string prologue, prefetch, stagePointers;
     for (const ir::Op& op : body_.ops) {
@@ -1011,6 +1117,13 @@ class Emitter {
       src += "    mg_cp_async_commit();\n    mg_cp_async_wait_1();\n    __syncthreads();\n";
       src += stagePointers;
     }
+    return src + emitLoopRestAndAfter();
+  }
+
+  // The loop body's statements, the loop's end, and the statements after
+  // the loop, to the end of the function.
+  std::string emitLoopRestAndAfter() {
+    std::string src;
     for (size_t p = loopBegin_; p < loopEnd_; ++p) {
       std::string st = emitStatement(stmts_[p]);
       if (!st.empty()) src += st + "    __syncthreads();\n";
@@ -1023,6 +1136,100 @@ class Emitter {
     }
     src += "  }\n}\n";
     return src;
+  }
+
+  // Every line of `text` indented by `by` more spaces (preprocessor lines stay
+  // at the margin).
+  static std::string indent(const std::string& text, int by) {
+    std::string out, pad(static_cast<size_t>(by), ' ');
+    size_t pos = 0;
+    while (pos < text.size()) {
+      size_t end = text.find('\n', pos);
+      if (end == std::string::npos) end = text.size() - 1;
+      std::string line = text.substr(pos, end - pos + 1);
+      out += (line[0] == '#' || line == "\n" ? "" : pad) + line;
+      pos = end + 1;
+    }
+    return out;
+  }
+
+  // The Hopper path (tma_): the staged tiles of iteration it live in stage
+  // it % S of an S-stage ring. On sm_90+ thread 0 fills a stage with TMA bulk
+  // copies that complete on the stage's mbarrier; every thread waits for the
+  // phase (it / S) of that barrier. Below sm_90 (MG_HOPPER_PATH 0) the same
+  // stages are filled by cp.async, one commit group per iteration. Either
+  // way a stage is refilled only at the start of the iteration after the one
+  // that read it, behind that iteration's final __syncthreads().
+  std::string emitPipelinedLoop() {
+    const int S = stages_;
+    const int64_t L = loops();
+    const int64_t bytes = stageCopyBytes();
+    std::string t = elementTypeName(dtype_);
+    std::string hoisted, bulkFirst, bulkNext, asyncFirst, asyncNext, stagePointers;
+    for (const ir::Op& op : body_.ops) {
+      if (op.kind != OpKind::Tile) continue;
+      const ValueInfo& vi = info(op.results[0]);
+      if (vi.hoisted) hoisted += emitTile(op, vi.var, "0", false);
+      if (!vi.doubleBuffered) continue;
+      bulkFirst += emitBulkTile(op, fmt::format("(st_{} + p * {})", vi.var, vi.stageElems), "p", "&mg_stage_full[p]");
+      bulkNext += emitBulkTile(op, fmt::format("(st_{} + next * {})", vi.var, vi.stageElems), "it + " + std::to_string(S - 1),
+                               "&mg_stage_full[next]");
+      asyncFirst += emitTile(op, fmt::format("(st_{} + p * {})", vi.var, vi.stageElems), "p", true);
+      asyncNext += emitTile(op, fmt::format("(st_{} + ((it + {}) % {}) * {})", vi.var, S - 1, S, vi.stageElems),
+                            "it + " + std::to_string(S - 1), true);
+      stagePointers += fmt::format("    {0}* {1} = st_{1} + (it % {2}) * {3};\n", t, vi.var, S, vi.stageElems);
+    }
+    std::string src = fmt::format("  // Before the loop: tiles every iteration sees, and stages 0 .. {} of the others.\n  {{\n",
+                                  S - 2);
+    src += hoisted;
+    src += fmt::format(
+        "#if MG_HOPPER_PATH\n"
+        "    // Thread 0 initialises one mbarrier per stage (one arrival: its own\n"
+        "    // arrive.expect_tx; the bulk copies complete the {0} bytes of a stage)\n"
+        "    // and starts the TMA bulk copies of iterations 0 .. {1}.\n"
+        "    if (threadIdx.x == 0) {{\n"
+        "      for (int s = 0; s < {2}; ++s) mg_mbarrier_init(&mg_stage_full[s], 1);\n"
+        "      mg_fence_mbarrier_init();\n"
+        "      for (int p = 0; p < {3}; ++p) {{\n"
+        "        mg_mbarrier_arrive_expect_tx(&mg_stage_full[p], {0});\n"
+        "{4}"
+        "      }}\n"
+        "    }}\n"
+        "    __syncthreads();  // no thread waits on a barrier before it is initialised\n"
+        "#else\n"
+        "    // Below sm_90: the same stages, filled by cp.async (one commit group per iteration).\n"
+        "    for (int p = 0; p < {3}; ++p) {{\n"
+        "{5}"
+        "      mg_cp_async_commit();\n"
+        "    }}\n"
+        "#endif\n"
+        "  }}\n",
+        bytes, S - 2, S, S - 1, indent(bulkFirst, 8), indent(asyncFirst, 2));
+    src += fmt::format("  for (int it = 0; it < {}; ++it) {{\n", L);
+    src += fmt::format(
+        "    // Stage it % {0} holds this iteration's tiles; the stage iteration it - 1\n"
+        "    // read is refilled with iteration it + {1}'s while this one computes.\n"
+        "#if MG_HOPPER_PATH\n"
+        "    if (threadIdx.x == 0 && it + {1} < {2}) {{\n"
+        "      const int next = (it + {1}) % {0};\n"
+        "      mg_fence_proxy_async();  // the reads of that stage before the copies' writes\n"
+        "      mg_mbarrier_arrive_expect_tx(&mg_stage_full[next], {3});\n"
+        "{4}"
+        "    }}\n"
+        "    // Use it / {0} of this stage: its barrier's phase of that parity completes\n"
+        "    // once all {3} bytes have landed.\n"
+        "    mg_mbarrier_wait_parity(&mg_stage_full[it % {0}], (it / {0}) & 1);\n"
+        "#else\n"
+        "    if (it + {1} < {2}) {{\n"
+        "{5}"
+        "    }}\n"
+        "    mg_cp_async_commit();\n"
+        "    mg_cp_async_wait<{1}>();  // all copy groups but the {1} newest: this iteration's has landed\n"
+        "    __syncthreads();\n"
+        "#endif\n",
+        S, S - 1, L, bytes, indent(bulkNext, 6), indent(asyncNext, 2));
+    src += stagePointers;
+    return src + emitLoopRestAndAfter();
   }
 };
 

@@ -17,6 +17,7 @@ struct EmitOptions {
   int smArch = 90;
   bool fastPaths = true;    // tensor cores, 128-bit/cp.async loads, warp reductions
   int defaultThreads = 128; // threads per block when the μGraph leaves it open
+  bool hopperPaths = false; // TMA bulk copies + N-stage mbarrier pipeline on sm_90+ (Options::hopperPaths)
 };
 
 struct KernelCode {
@@ -27,6 +28,7 @@ struct KernelCode {
   int threads = 0;
   int64_t sharedBytes = 0;    // dynamic shared memory per block
   std::vector<std::string> fastPathsUsed;  // e.g. "mma.sync", for comments and tests
+  int tmaStages = 0;          // > 0: the Hopper path (TMA bulk copies) with this many stages
 };
 
 // The CUDA type of a program dtype: "__half", "__nv_bfloat16" or "float".

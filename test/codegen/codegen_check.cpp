@@ -4,9 +4,13 @@
 // reference interpreter's. Optionally compiles the file with nvcc.
 //
 //   codegen_check FILE.mg [--arch N] [--seed N] [--simple-only | --fast-only]
-//                 [--nvcc sm_XX ...] [--nvrtc sm_XX ...] [--expect-error TEXT]
-//                 [--emit FILE.cu]
+//                 [--hopper] [--nvcc sm_XX ...] [--nvrtc sm_XX ...]
+//                 [--expect-error TEXT] [--emit FILE.cu]
 //                 [--expect-fast-path TEXT ...]
+//
+// --hopper generates with Options::hopperPaths; a file that takes the Hopper
+// path is then run twice under the shim: its TMA/mbarrier branch and, with
+// MG_HOPPER_PATH defined to 0, the cp.async branch that sm_80 compiles.
 #include <fmt/format.h>
 
 #include <unistd.h>
@@ -125,6 +129,14 @@ int checkWithBackend(const std::string& source, const std::vector<std::string>& 
 #endif
 }
 
+// `source` with "#define TEXT" inserted after its header comment (which
+// the host runner reads), i.e. before the includes and helpers.
+std::string withDefineAfterHeader(const std::string& source, const std::string& text) {
+  size_t pos = 0;
+  while (source.compare(pos, 2, "//") == 0) pos = source.find('\n', pos) + 1;
+  return source.substr(0, pos) + "#define " + text + "\n" + source.substr(pos);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -132,7 +144,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> nvccArchs, nvrtcArchs, expectFast;
   int arch = 90;
   uint64_t seed = 1;
-  bool simpleOnly = false, fastOnly = false;
+  bool simpleOnly = false, fastOnly = false, hopper = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -146,6 +158,7 @@ int main(int argc, char** argv) {
     else if (a == "--seed") seed = std::stoull(next());
     else if (a == "--simple-only") simpleOnly = true;
     else if (a == "--fast-only") fastOnly = true;
+    else if (a == "--hopper") hopper = true;
     else if (a == "--nvcc") nvccArchs.push_back(next());
     else if (a == "--nvrtc") nvrtcArchs.push_back(next());
     else if (a == "--expect-error") expectError = next();
@@ -172,6 +185,7 @@ int main(int argc, char** argv) {
     opt.smArch = arch;
     opt.sourceName = path;
     opt.fastPaths = fast;
+    opt.hopperPaths = hopper;
     codegen::Result res = codegen::generateCuda(*program, opt);
     std::string label = fmt::format("{} ({} path)", path, fast ? "fast" : "simple");
     if (!expectError.empty()) {
@@ -198,20 +212,36 @@ int main(int argc, char** argv) {
         }
       }
     failures += checkWithBackend(res.source, nvrtcArchs, label);
-    std::string error;
-    auto module = codegen::HostModule::build(res.source, error);
-    if (!module) {
-      std::cerr << label << ": " << error << "\n";
-      return 1;
+    // The file as generated; with the Hopper path also its sm_80 branch. A
+    // --hopper file the option did not change (no staged tiles) is the file
+    // the plain run checks: it is compiled as asked but not run again.
+    std::vector<std::pair<std::string, std::string>> variants = {{label, res.source}};
+    if (res.source.find("#if MG_HOPPER_PATH") != std::string::npos) {
+      variants.emplace_back(label + " [sm_80 branch]", withDefineAfterHeader(res.source, "MG_HOPPER_PATH 0"));
+    } else if (hopper) {
+      codegen::Options plain = opt;
+      plain.hopperPaths = false;
+      if (codegen::generateCuda(*program, plain).source == res.source) {
+        std::cout << label << ": no Hopper path here; the file is the one without --hopper\n";
+        variants.clear();
+      }
     }
-    std::vector<interp::Tensor> got;
-    if (std::string e = module->run(inputs, got); !e.empty()) {
-      std::cerr << label << ": " << e << "\n";
-      return 1;
+    for (const auto& [variantLabel, source] : variants) {
+      std::string error;
+      auto module = codegen::HostModule::build(source, error);
+      if (!module) {
+        std::cerr << variantLabel << ": " << error << "\n";
+        return 1;
+      }
+      std::vector<interp::Tensor> got;
+      if (std::string e = module->run(inputs, got); !e.empty()) {
+        std::cerr << variantLabel << ": " << e << "\n";
+        return 1;
+      }
+      int bad = compareOutputs(*program, got, want, variantLabel);
+      if (bad) std::cerr << variantLabel << ": " << bad << " elements differ\n";
+      failures += bad;
     }
-    int bad = compareOutputs(*program, got, want, label);
-    if (bad) std::cerr << label << ": " << bad << " elements differ\n";
-    failures += bad;
     if (!nvccArchs.empty()) {
       std::string dir = std::filesystem::temp_directory_path().string();
       failures += compileWithNvcc(res.source, nvccArchs, dir) != 0;

@@ -25,6 +25,15 @@ struct Options {
   // for every construct (tests compare the two).
   bool fastPaths = true;
   int defaultThreads = 128;      // threads per block where the μGraph leaves it open
+  // Opt-in Hopper path (smArch >= 90, with fastPaths): the for-loop tiles
+  // that are otherwise double-buffered with cp.async are filled by TMA bulk
+  // copies (cp.async.bulk, one thread, one mbarrier per stage) in a 3- or
+  // 4-stage pipeline as deep as sharedMemoryLimit allows. The file keeps an
+  // sm_80 branch (the same stages filled by cp.async) under
+  // __CUDA_ARCH__ < 900, so it still compiles and runs on Ampere. Off by
+  // default: it has been checked against the host shim's emulation and
+  // compilers only, not timed on a GPU. docs/codegen.md, "Hopper".
+  bool hopperPaths = false;
 };
 
 struct KernelSummary {
