@@ -1,7 +1,8 @@
 // The result cache: verified candidates of a search, stored as JSON under a
 // key that hashes the program's canonical printed text, the search limits,
 // the target architecture and the tool version (never file times), so that a
-// second run of the same program is instant.
+// second run of the same program skips the search (its candidates are
+// verified again on loading: the cache is never trusted blindly).
 #pragma once
 
 #include <optional>

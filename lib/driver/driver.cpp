@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <iterator>
 #include <mutex>
@@ -111,6 +112,55 @@ void progressLine(const Run& run, const search::Stats& s) {
                          s.pruned, s.verified, s.bestCost >= 0 ? fmt::format("{:.2f} us", s.bestCost) : "none");
 }
 
+// Takes a cache entry as run.result after checking it again: every stored
+// candidate must parse, be legal and be proven equivalent to the input by a
+// fresh verification (a damaged or tampered entry must never put a wrong
+// program into the output). False, with a note, when the entry is unusable.
+bool useCacheHit(Run& run, const CachedResult& hit, const std::function<double(const ir::Graph&)>& cost,
+                 const verify::Options& vopt, double budgetSeconds) {
+  search::Result r;
+  verify::Verifier verifier(run.program, vopt);
+  verify::Cancel cancel;
+  cancel.deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                       std::chrono::duration<double>(budgetSeconds));
+  for (size_t i = 0; i < hit.candidatesMg.size(); ++i) {
+    parse::Diagnostics diags("<cache>", hit.candidatesMg[i]);
+    auto g = parse::parseProgram(hit.candidatesMg[i], diags);
+    if (!g || !ir::checkProgram(*g).empty()) {
+      run.note("ignoring a damaged cache entry");
+      return false;
+    }
+    verify::Verdict v = verifier.check(*g, cancel);
+    if (v.cancelled) {
+      run.note(fmt::format("the time limit stopped re-verifying the cached candidates; {} of {} kept", r.candidates.size(),
+                           hit.candidatesMg.size()));
+      break;
+    }
+    if (!v.equivalent) {
+      run.note(fmt::format("ignoring a cache entry whose candidate {} is not equivalent to the input ({})", i,
+                           v.message));
+      return false;
+    }
+    search::Candidate c;
+    c.id = static_cast<int>(i);
+    c.graph = std::move(*g);
+    c.kernels = ir::countKernels(c.graph);
+    c.cost = cost(c.graph);
+    c.errorBound = v.errorBound;
+    c.origin = hit.origins[i];
+    r.candidates.push_back(std::move(c));
+  }
+  if (r.candidates.empty()) return false;
+  r.stats = hit.stats;
+  r.best = 0;
+  for (size_t i = 1; i < r.candidates.size(); ++i)
+    if (std::tie(r.candidates[i].cost, r.candidates[i].kernels) <
+        std::tie(r.candidates[static_cast<size_t>(r.best)].cost, r.candidates[static_cast<size_t>(r.best)].kernels))
+      r.best = static_cast<int>(i);
+  run.result = std::move(r);
+  return true;
+}
+
 // Search (or cache hit) filling run.result. False when nothing usable.
 bool searchOrCache(Run& run) {
   const Options& opt = run.opt;
@@ -123,39 +173,16 @@ bool searchOrCache(Run& run) {
   std::string key = cacheKey(run.program, keyLimits,
                              fmt::format("{} seed {} budget {}", run.archName, opt.seed,
                                          opt.timeLimitSeconds > 0 ? fmt::format("{:.3f}", opt.timeLimitSeconds) : "default"));
+  verify::Options vopt;
+  vopt.seed = opt.seed;
+  vopt.threads = jobsFor(opt);
   if (!opt.noCache && !opt.noSearch) {
     if (auto hit = loadCache(dir, key)) {
-      search::Result r;
-      bool ok = true;
-      for (size_t i = 0; i < hit->candidatesMg.size() && ok; ++i) {
-        parse::Diagnostics diags("<cache>", hit->candidatesMg[i]);
-        auto g = parse::parseProgram(hit->candidatesMg[i], diags);
-        if (!g || !ir::checkProgram(*g).empty()) {
-          ok = false;
-          break;
-        }
-        search::Candidate c;
-        c.id = static_cast<int>(i);
-        c.graph = std::move(*g);
-        c.kernels = ir::countKernels(c.graph);
-        c.cost = cost(c.graph);
-        c.errorBound = hit->errorBounds[i];
-        c.origin = hit->origins[i];
-        r.candidates.push_back(std::move(c));
-      }
-      if (ok) {
-        r.stats = hit->stats;
-        r.best = 0;
-        for (size_t i = 1; i < r.candidates.size(); ++i)
-          if (std::tie(r.candidates[i].cost, r.candidates[i].kernels) <
-              std::tie(r.candidates[static_cast<size_t>(r.best)].cost, r.candidates[static_cast<size_t>(r.best)].kernels))
-            r.best = static_cast<int>(i);
-        run.result = std::move(r);
+      if (useCacheHit(run, *hit, cost, vopt, budget)) {
         run.cacheState = "hit";
         run.note(fmt::format("cache hit ({}/{}.json)", dir, key));
         return true;
       }
-      run.note("ignoring a damaged cache entry");
     }
     run.cacheState = "miss";
   }
@@ -172,9 +199,6 @@ bool searchOrCache(Run& run) {
     return true;
   }
 
-  verify::Options vopt;
-  vopt.seed = opt.seed;
-  vopt.threads = jobsFor(opt);
   verify::Verifier verifier(run.program, vopt);
   search::Options sopt;
   sopt.limits = opt.limits;

@@ -175,3 +175,43 @@ TEST_CASE("the result cache makes a second run a hit", "[driver]") {
   REQUIRE(runDriver(o).status == 0);
   CHECK(nlohmann::json::parse(readFile(dir / "third.json"))["cache"] == "off");
 }
+
+TEST_CASE("a cache entry whose candidate is wrong is verified again, rejected and searched anew", "[driver]") {
+  auto dir = tempDir("cache-tampered");
+  test::writeFile(dir / "p.mg", kGatedMlp);
+  Options o = base(dir, (dir / "p.mg").string());
+  o.limits.maxKernels = 1;  // an exhaustive search of a fraction of a second
+  o.timeLimitSeconds = 20;
+  o.report = (dir / "first.json").string();
+  REQUIRE(runDriver(o).status == 0);
+  // Tamper with the stored candidates: silu becomes relu (legal, but a
+  // different program) in every one of them.
+  std::filesystem::path entry;
+  for (const auto& e : std::filesystem::directory_iterator(dir / "cache")) entry = e.path();
+  REQUIRE(!entry.empty());
+  auto j = nlohmann::json::parse(readFile(entry));
+  int changed = 0;
+  for (auto& c : j["candidates"]) {
+    std::string mg = c["mg"].get<std::string>();
+    for (size_t at = mg.find("silu"); at != std::string::npos; at = mg.find("silu", at)) {
+      mg.replace(at, 4, "relu");
+      ++changed;
+    }
+    c["mg"] = mg;
+  }
+  REQUIRE(changed > 0);
+  test::writeFile(entry, j.dump());
+  o.verbosity = 0;
+  o.emitMg = (dir / "second.mg").string();
+  o.report = (dir / "second.json").string();
+  auto r = runDriver(o);
+  REQUIRE(r.status == 0);
+  CHECK(r.err.find("ignoring a cache entry whose candidate 0 is not equivalent to the input") != std::string::npos);
+  CHECK(nlohmann::json::parse(readFile(dir / "second.json"))["cache"] == "miss");
+  std::ostringstream diag;
+  auto input = mirage::parse::parseFile((dir / "p.mg").string(), diag);
+  auto written = mirage::parse::parseFile((dir / "second.mg").string(), diag);
+  REQUIRE(input);
+  REQUIRE(written);
+  CHECK(mirage::verify::checkEquivalent(*input, *written).equivalent);
+}
