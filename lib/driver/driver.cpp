@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -249,6 +250,30 @@ json gpuJson(const Run& run, const search::Candidate& c, const CandidateTiming& 
   return g;
 }
 
+// Calibration, recorded by every GPU run: how far the cost model's
+// predictions are from the measured times, and whether it would have
+// chosen the same candidate.
+json modelAgainstMeasurements(const Run& run) {
+  std::vector<double> ratios;
+  int modelBest = -1, measuredBest = -1;
+  const auto& cands = run.result.candidates;
+  for (size_t i = 0; i < cands.size(); ++i) {
+    const CandidateTiming& t = run.lowered[i].timing;
+    if (!t.timed || t.medianUs <= 0) continue;
+    ratios.push_back(cands[i].cost / t.medianUs);
+    if (modelBest < 0 || cands[i].cost < cands[static_cast<size_t>(modelBest)].cost) modelBest = static_cast<int>(i);
+    if (measuredBest < 0 || t.medianUs < run.lowered[static_cast<size_t>(measuredBest)].timing.medianUs)
+      measuredBest = static_cast<int>(i);
+  }
+  if (ratios.empty()) return nullptr;
+  std::sort(ratios.begin(), ratios.end());
+  return {{"measured_candidates", ratios.size()},
+          {"median_predicted_over_measured", ratios[ratios.size() / 2]},
+          {"min_predicted_over_measured", ratios.front()},
+          {"max_predicted_over_measured", ratios.back()},
+          {"same_choice_as_measured", modelBest == measuredBest}};
+}
+
 json reportJson(const Run& run) {
   const search::Stats& s = run.result.stats;
   json j;
@@ -289,8 +314,13 @@ json reportJson(const Run& run) {
                {"origin", c.origin}};
     if (!l.cost.is_null()) cj["cost"] = l.cost;
     if (!l.error.empty()) cj["error"] = l.error;
+    if (l.generated && run.arch.smArch >= 90) cj["code_path"] = l.hopper ? "hopper" : "sm_80";
     if (l.measured) cj["gpu"] = gpuJson(run, c, l.timing);
-    if (l.timing.timed) cj["measured_us"] = l.timing.medianUs;
+    if (l.otherMeasured) cj["gpu_other_code_path"] = gpuJson(run, c, l.otherTiming);
+    if (l.timing.timed) {
+      cj["measured_us"] = l.timing.medianUs;
+      cj["predicted_over_measured"] = c.cost / l.timing.medianUs;
+    }
     cands.push_back(cj);
   }
   j["candidates"] = cands;
@@ -298,7 +328,8 @@ json reportJson(const Run& run) {
     j["gpu"] = {{"name", run.gpu->deviceName()},
                 {"arch", run.gpu->arch()},
                 {"peak_bandwidth_gbs", run.arch.dramBandwidthGBs},
-                {"empty_launch_us", run.emptyLaunchUs >= 0 ? json(run.emptyLaunchUs) : json(nullptr)}};
+                {"empty_launch_us", run.emptyLaunchUs >= 0 ? json(run.emptyLaunchUs) : json(nullptr)},
+                {"cost_model", modelAgainstMeasurements(run)}};
   }
   if (run.chosen >= 0) {
     const search::Candidate& b = run.result.candidates[static_cast<size_t>(run.chosen)];
@@ -339,7 +370,7 @@ bool writeOutputs(Run& run) {
     for (size_t i = 0; i < run.result.candidates.size(); ++i) {
       const search::Candidate& c = run.result.candidates[i];
       if (!run.lowered[i].generated && run.lowered[i].source.empty())
-        run.lowered[i] = lower(run, c.graph, false);
+        run.lowered[i] = lower(run, c.graph, false, hopperByDefault(run));
       std::string stem = (std::filesystem::path(opt.dumpDir) / fmt::format("{:03d}", c.id)).string();
       put(stem + ".mg", withName(c.graph, run.program.name));
       if (run.lowered[i].generated) put(stem + ".cu", run.lowered[i].source);

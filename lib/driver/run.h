@@ -31,6 +31,11 @@ struct Lowered {
   nlohmann::json cost;
   bool measured = false;  // given to the GPU (timing holds the outcome)
   CandidateTiming timing;
+  bool hopper = false;    // generated with codegen's Hopper path (TMA bulk copies)
+  // On an sm_90+ GPU both code paths of a candidate are measured; this is the
+  // one not kept (the faster correct one is kept).
+  bool otherMeasured = false;
+  CandidateTiming otherTiming;
 };
 
 struct Run {
@@ -64,8 +69,13 @@ struct Run {
 };
 
 // Generates the CUDA source of `g` for the run's target and, when `compile`,
-// compiles it with NVRTC.
-Lowered lower(const Run& run, const ir::Graph& g, bool compile);
+// compiles it with NVRTC. `hopper`: codegen's Hopper path (sm_90+).
+Lowered lower(const Run& run, const ir::Graph& g, bool compile, bool hopper);
+
+// Whether code for the run's target uses codegen's Hopper path when no GPU
+// decides: only when the user asks for the arch-specific target sm_90a (the
+// path has been checked against emulation, not yet timed on hardware).
+bool hopperByDefault(const Run& run);
 
 // Chooses run.chosen among run.result.candidates: by GPU measurement when
 // run.gpu is set, else by the cost model. False (run.failure says why) when

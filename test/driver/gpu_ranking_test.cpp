@@ -32,6 +32,7 @@ int kernelsIn(const std::string& source) {
 class ScriptedGpu final : public mirage::driver::CandidateTimer {
  public:
   std::function<CandidateTiming(int kernels)> verdict;
+  std::function<CandidateTiming(const std::string& source)> bySource;  // when set, instead
   int measured = 0;
   std::string deviceName() const override { return "Scripted H200"; }
   std::string arch() const override { return "sm_90"; }
@@ -40,7 +41,7 @@ class ScriptedGpu final : public mirage::driver::CandidateTimer {
   CandidateTiming measure(const mirage::ir::Graph&, const std::string& source,
                           const mirage::backend::CompileResult&) override {
     ++measured;
-    return verdict(kernelsIn(source));
+    return bySource ? bySource(source) : verdict(kernelsIn(source));
   }
 };
 
@@ -199,4 +200,59 @@ TEST_CASE("device none never measures, and another arch is ranked by the model",
     CHECK(err.find("cannot time code for --arch sm_80") != std::string::npos);
   }
   CHECK(gpu.measured == 0);
+}
+
+TEST_CASE("on Hopper both code paths are measured and the faster correct one is written", "[driver][gpu]") {
+  auto dir = tempDir("gpu-hopper");
+  Options o;
+  o.input = std::string(MIRAGE_EXAMPLES_DIR) + "/rmsnorm_linear_fused.mg";  // its loop tiles qualify for TMA
+  o.noSearch = true;
+  o.noCache = true;
+  o.verbosity = 0;
+  o.output = (dir / "k.cu").string();
+  o.report = (dir / "r.json").string();
+  auto isHopper = [](const std::string& source) { return source.find("cp.async.bulk") != std::string::npos; };
+  ScriptedGpu gpu;
+  SECTION("the Hopper path is faster") {
+    gpu.bySource = [&](const std::string& source) { return timed(isHopper(source) ? 3.0 : 4.0); };
+    std::ostringstream out, err;
+    REQUIRE(mirage::driver::runMirageOpt(o, out, err, &gpu) == 0);
+    CHECK(gpu.measured == 2);
+    auto j = nlohmann::json::parse(readFile(dir / "r.json"));
+    CHECK(j["candidates"][0]["code_path"] == "hopper");
+    CHECK(j["candidates"][0]["measured_us"] == 3.0);
+    CHECK(j["candidates"][0]["gpu_other_code_path"]["median_us"] == 4.0);
+    CHECK(j["gpu"]["cost_model"]["measured_candidates"] == 1);
+    CHECK(isHopper(readFile(dir / "k.cu")));
+  }
+  SECTION("the Hopper path is wrong on the GPU") {
+    gpu.bySource = [&](const std::string& source) { return isHopper(source) ? wrong() : timed(4.0); };
+    std::ostringstream out, err;
+    REQUIRE(mirage::driver::runMirageOpt(o, out, err, &gpu) == 0);
+    CHECK(err.str().find("the Hopper path failed on the GPU, keeping the sm_80 path") != std::string::npos);
+    auto j = nlohmann::json::parse(readFile(dir / "r.json"));
+    CHECK(j["candidates"][0]["code_path"] == "sm_80");
+    CHECK(j["candidates"][0]["gpu_other_code_path"]["checked"] == false);
+    CHECK_FALSE(isHopper(readFile(dir / "k.cu")));
+  }
+}
+
+TEST_CASE("without a GPU the Hopper path is written only for --arch sm_90a", "[driver][gpu]") {
+  auto dir = tempDir("hopper-arch");
+  Options o;
+  o.input = std::string(MIRAGE_EXAMPLES_DIR) + "/rmsnorm_linear_fused.mg";
+  o.noSearch = true;
+  o.noCache = true;
+  o.device = "none";
+  o.verbosity = -1;
+  o.output = (dir / "k.cu").string();
+  auto written = [&](const std::string& arch) {
+    o.arch = arch;
+    std::ostringstream out, err;
+    REQUIRE(mirage::driver::runMirageOpt(o, out, err) == 0);
+    return readFile(dir / "k.cu");
+  };
+  CHECK(written("sm_90a").find("cp.async.bulk") != std::string::npos);
+  CHECK(written("sm_90").find("cp.async.bulk") == std::string::npos);
+  CHECK(written("sm_80").find("cp.async.bulk") == std::string::npos);
 }
