@@ -57,6 +57,7 @@ class GpuTimer final : public CandidateTimer {
     m.maxAbsError = check.maxAbsError;
     if (!check.ok) {
       m.error = "check: " + check.error;
+      m.deviceLost = gpu_->lost();
       return m;
     }
     m.checked = true;
@@ -65,6 +66,7 @@ class GpuTimer final : public CandidateTimer {
     m.runs = t.runs;
     if (!t.ok) {
       m.error = "timing: " + t.error;
+      m.deviceLost = gpu_->lost();
       return m;
     }
     m.timed = true;

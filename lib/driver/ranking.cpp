@@ -40,11 +40,13 @@ void addFallbackNote(Run& run, size_t i) {
     run.reason += "; no μGraph beats the input, which is lowered one kernel per operator";
 }
 
-bool chooseByModel(Run& run) {
+// `excluded`: candidates already shown wrong on the GPU.
+bool chooseByModel(Run& run, const std::vector<bool>& excluded = {}) {
   auto& cands = run.result.candidates;
   std::vector<size_t> order = byPrediction(cands);
   bool needCuda = !run.opt.output.empty();
   for (size_t i : order) {
+    if (i < excluded.size() && excluded[i]) continue;
     run.lowered[i] = lower(run, cands[i].graph, needCuda, hopperByDefault(run));
     bool ok = run.lowered[i].generated && (!needCuda || run.lowered[i].compiled);
     if (!ok) {
@@ -52,7 +54,9 @@ bool chooseByModel(Run& run) {
       continue;
     }
     run.chosen = static_cast<int>(i);
-    if (i == order.front())
+    if (!excluded.empty())
+      run.reason = "lowest predicted time among the candidates not shown wrong before the GPU was lost";
+    else if (i == order.front())
       run.reason = cands.size() == 1 ? "the only candidate" : "lowest predicted time";
     else
       run.reason = "lowest predicted time among the candidates that could be lowered";
@@ -89,9 +93,10 @@ bool chooseByGpu(Run& run) {
   std::vector<size_t> order = byPrediction(cands);
   run.emptyLaunchUs = run.gpu->emptyLaunchUs();
   size_t measured = 0, wrong = 0, unlowered = 0;
+  bool lost = false;
   std::string firstWrong;
   for (size_t i : order) {
-    if (measured == kMaxMeasured) break;
+    if (measured == kMaxMeasured || lost) break;
     if (measured > 0 && run.secondsLeft() < kSecondsPerMeasurement) {
       run.note(fmt::format("time limit: measured {} of {} candidates", measured, cands.size()));
       break;
@@ -106,7 +111,13 @@ bool chooseByGpu(Run& run) {
     l.measured = true;
     l.timing = run.gpu->measure(run.program, l.source, l.binary);
     ++measured;
-    if (run.arch.smArch >= 90) measureHopperPath(run, cands[i], l);
+    if (run.arch.smArch >= 90 && !l.timing.deviceLost) measureHopperPath(run, cands[i], l);
+    if (l.timing.deviceLost || (l.otherMeasured && l.otherTiming.deviceLost)) {
+      lost = true;
+      run.note(fmt::format("the GPU faulted on candidate {} (a code-generation bug: {}); the candidates not yet "
+                           "measured are ranked by the cost model",
+                           cands[i].id, l.timing.deviceLost ? l.timing.error : l.otherTiming.error));
+    }
     if (!l.timing.checked) {
       ++wrong;
       if (firstWrong.empty()) firstWrong = fmt::format("candidate {}: {}", cands[i].id, l.timing.error);
@@ -131,6 +142,20 @@ bool chooseByGpu(Run& run) {
                              measured, cands.size());
     addFallbackNote(run, static_cast<size_t>(best));
     return true;
+  }
+  if (lost) {
+    std::vector<bool> excluded(cands.size(), false);
+    for (size_t i = 0; i < cands.size(); ++i) {
+      const Lowered& l = run.lowered[i];
+      excluded[i] = l.measured && !l.timing.checked;
+    }
+    std::vector<Lowered> measuredLowered = run.lowered;
+    if (chooseByModel(run, excluded)) {
+      // Keep what the GPU said of the candidates it measured, for the report.
+      for (size_t i = 0; i < cands.size(); ++i)
+        if (measuredLowered[i].measured) run.lowered[i] = measuredLowered[i];
+      return true;
+    }
   }
   for (size_t i : order)
     if (run.lowered[i].timing.checked) {

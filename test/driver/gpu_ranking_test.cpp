@@ -256,3 +256,24 @@ TEST_CASE("without a GPU the Hopper path is written only for --arch sm_90a", "[d
   CHECK(written("sm_90").find("cp.async.bulk") == std::string::npos);
   CHECK(written("sm_80").find("cp.async.bulk") == std::string::npos);
 }
+
+TEST_CASE("after a kernel fault loses the GPU the rest are ranked by the model", "[driver][gpu]") {
+  Fixture f;
+  ScriptedGpu gpu;
+  gpu.verdict = [](int kernels) {
+    if (kernels != 1) return timed(1.0);  // never reached: the device is gone
+    CandidateTiming t;
+    t.error = "check: cuCtxSynchronize failed: CUDA_ERROR_ILLEGAL_ADDRESS";
+    t.deviceLost = true;
+    return t;
+  };
+  f.opt.verbosity = 0;
+  std::string err;
+  REQUIRE(f.run(gpu, &err) == 0);
+  CHECK(gpu.measured == 1);
+  CHECK(err.find("the GPU faulted on candidate") != std::string::npos);
+  auto j = f.report();
+  CHECK(j["best"]["kernels"] == 4);
+  CHECK(j["best"]["reason"].get<std::string>().find("before the GPU was lost") != std::string::npos);
+  CHECK(withKernels(j, 1)["gpu"]["checked"] == false);
+}

@@ -88,6 +88,8 @@ class Gpu {
   Gpu& operator=(const Gpu&) = delete;
 
   const DeviceProps& props() const { return props_; }
+  // True after a kernel fault: the context is lost and every later call fails.
+  bool lost() const { return !broken_.empty(); }
   // Cost-model figures for this device: the published spec of its family
   // with SM count, clock, memory bandwidth, L2 and shared memory as measured.
   ArchSpec archSpec() const;

@@ -26,6 +26,7 @@ struct CandidateTiming {
   double minUs = 0;
   double boundUs = 0;       // minimum bytes / peak device-memory bandwidth
   int runs = 0;
+  bool deviceLost = false;  // a kernel fault lost the GPU context: nothing more can run on it
 };
 
 class CandidateTimer {
