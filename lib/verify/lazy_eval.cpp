@@ -44,16 +44,6 @@ Index broadcastIndex(const Index& idx, size_t outRank, const Shape& in) {
   return r;
 }
 
-KeyKind randomKey(OpKind kind) {
-  switch (kind) {
-    case OpKind::Sqrt:
-    case OpKind::Rsqrt: return KeyKind::Sqrt;
-    case OpKind::Silu: return KeyKind::Silu;
-    case OpKind::Gelu: return KeyKind::Gelu;
-    default: return KeyKind::Relu;
-  }
-}
-
 // A block of a kernel's grid: its coordinates and its linear number.
 struct Block {
   int64_t at[3];

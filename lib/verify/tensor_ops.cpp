@@ -141,17 +141,6 @@ bool elementwiseBinary(OpKind kind, const FTensor& a, const FTensor& b, const Tr
   }
 }
 
-KeyKind randomKey(OpKind kind) {
-  switch (kind) {
-    case OpKind::Sqrt:
-    case OpKind::Rsqrt: return KeyKind::Sqrt;
-    case OpKind::Silu: return KeyKind::Silu;
-    case OpKind::Gelu: return KeyKind::Gelu;
-    case OpKind::Relu: return KeyKind::Relu;
-    default: return KeyKind::ExpNoResidue;
-  }
-}
-
 // out = a random function (of kind k) of x's values, with a residue lane
 // when one is wanted.
 void randomFunction(KeyKind k, const FTensor& x, const Trial& trial, ThreadPool* pool, bool wantQ,
@@ -396,6 +385,18 @@ void transpose(const ir::Op& op, const FTensor& x, bool wantQ, FTensor& out) {
 }
 
 }  // namespace
+
+KeyKind randomKey(ir::OpKind kind) {
+  switch (kind) {
+    case ir::OpKind::Sqrt:
+    case ir::OpKind::Rsqrt: return KeyKind::Sqrt;
+    case ir::OpKind::Silu: return KeyKind::Silu;
+    case ir::OpKind::Gelu: return KeyKind::Gelu;
+    case ir::OpKind::Relu: return KeyKind::Relu;
+    default: return KeyKind::ExpNoResidue;
+  }
+}
+
 
 FTensor makeConstant(const ir::Op& op, const MontField& P, const MontField& Q) {
   FieldConstant c;

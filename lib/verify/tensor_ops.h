@@ -38,4 +38,8 @@ u64 maxContribution(const FTensor& x, int64_t i, const Trial& trial);
 u64 maxElementHash(u64 value, const Trial& trial);  // the contribution of a plain value
 void finishMaximum(FTensor& t, const Trial& trial, bool wantQ = true);
 
+// The keyed random function that stands for a non-algebraic unary operator
+// (sqrt and rsqrt share one: rsqrt is its inverse).
+KeyKind randomKey(ir::OpKind kind);
+
 }  // namespace mirage::verify
