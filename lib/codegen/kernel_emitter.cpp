@@ -17,7 +17,10 @@
 // after the loop. Every statement is a loop of all threads over the elements
 // it writes, followed by __syncthreads(); simple and clearly race-free. The
 // fast paths (options.fastPaths) change how a statement is computed, never
-// what it computes; docs/codegen.md lists them.
+// what it computes; docs/codegen.md lists them. With options.hopperPaths on
+// sm_90+ the staged tiles go through an N-stage ring filled by TMA bulk
+// copies on mbarriers, with a cp.async branch for older parts in the same
+// file (emitPipelinedLoop).
 #include "kernel_emitter.h"
 
 #include <fmt/format.h>
@@ -1179,14 +1182,15 @@ class Emitter {
                             "it + " + std::to_string(S - 1), true);
       stagePointers += fmt::format("    {0}* {1} = st_{1} + (it % {2}) * {3};\n", t, vi.var, S, vi.stageElems);
     }
-    std::string src = fmt::format("  // Before the loop: tiles every iteration sees, and stages 0 .. {} of the others.\n  {{\n",
-                                  S - 2);
+    const std::string first = S == 2 ? "0" : fmt::format("0 .. {}", S - 2);  // the stages filled before the loop
+    std::string src = fmt::format("  // Before the loop: tiles every iteration sees, and stage{} {} of the others.\n  {{\n",
+                                  S == 2 ? "" : "s", first);
     src += hoisted;
     src += fmt::format(
         "#if MG_HOPPER_PATH\n"
         "    // Thread 0 initialises one mbarrier per stage (one arrival: its own\n"
         "    // arrive.expect_tx; the bulk copies complete the {0} bytes of a stage)\n"
-        "    // and starts the TMA bulk copies of iterations 0 .. {1}.\n"
+        "    // and starts the TMA bulk copies of iteration{6} {1}.\n"
         "    if (threadIdx.x == 0) {{\n"
         "      for (int s = 0; s < {2}; ++s) mg_mbarrier_init(&mg_stage_full[s], 1);\n"
         "      mg_fence_mbarrier_init();\n"
@@ -1204,7 +1208,7 @@ class Emitter {
         "    }}\n"
         "#endif\n"
         "  }}\n",
-        bytes, S - 2, S, S - 1, indent(bulkFirst, 8), indent(asyncFirst, 2));
+        bytes, first, S, S - 1, indent(bulkFirst, 8), indent(asyncFirst, 2), S == 2 ? "" : "s");
     src += fmt::format("  for (int it = 0; it < {}; ++it) {{\n", L);
     src += fmt::format(
         "    // Stage it % {0} holds this iteration's tiles; the stage iteration it - 1\n"

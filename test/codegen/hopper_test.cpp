@@ -88,7 +88,8 @@ class StderrCapture {
 TEST_CASE("hopperPaths=false output is byte-identical to the output before the Hopper path", "[codegen][hopper]") {
   // golden/NAME.sm90.cu were written by codegen_check --fast-only --emit
   // before hopperPaths existed; regenerate them only for an intended change
-  // of the default output.
+  // of the default output (in test/codegen: codegen_check
+  // programs/NAME.mg --fast-only --emit golden/NAME.sm90.cu).
   for (const char* name : {"example_rmsnorm_linear_fused", "fmap_every_dim", "odd_tiles"}) {
     INFO(name);
     std::string golden = readText(std::string(MIRAGE_CODEGEN_TEST_DIR) + "/golden/" + name + ".sm90.cu");
