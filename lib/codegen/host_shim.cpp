@@ -308,7 +308,11 @@ inline bool runBlocks(dim3 grid, dim3 block, size_t sharedBytes, std::function<v
                  bz = static_cast<unsigned>(id / (static_cast<long long>(grid.x) * grid.y));
         blockIdx = uint3{bx, by, bz};
         b.fibers.assign(static_cast<size_t>(threads), Fiber{});
-        memset(b.shared.data(), 0, b.shared.size());  // no barrier state survives from the last block
+        // Poison, as a GPU leaves shared memory undefined: 0x7f bytes are NaN
+        // as f16 and 3.4e38 as f32/bf16, so a read of an element no thread
+        // wrote shows in the outputs; an mbarrier word reads as not
+        // initialised, and no barrier state survives from the last block.
+        memset(b.shared.data(), 0x7f, b.shared.size());
         b.live = threads;
         b.arrived = 0;
         b.warpArrived.assign(static_cast<size_t>((threads + 31) / 32), 0);
