@@ -376,10 +376,10 @@ class BodySearch {
     return key(op) > key(ops_.back());
   }
 
-  bool duplicateValue(BVal& v) const {
-    if (!v.sig) v.sig = signature(v);
+  bool duplicateValue(const BVal& v) const {
+    uint64_t sig = v.sig ? v.sig : signature(v);
     for (const BVal& w : vals_)
-      if (w.sig == v.sig && w.expr == v.expr && w.after == v.after && w.labels == v.labels &&
+      if (w.sig == sig && w.expr == v.expr && w.after == v.after && w.labels == v.labels &&
           w.shape == v.shape)
         return true;
     return false;
@@ -414,24 +414,48 @@ class BodySearch {
     bool legal = false;
     BVal v;
   };
-  std::unordered_map<uint64_t, Outcome> outcomes_;
+  // An open-addressing table (key -> index into outcomes_): most moves are
+  // answered here and then pruned, so a lookup must cost one cache miss, not
+  // a walk through a node-based map, and must not copy the value.
+  std::vector<std::pair<uint64_t, uint32_t>> outcomeSlots_ = std::vector<std::pair<uint64_t, uint32_t>>(1024);
+  std::vector<Outcome> outcomes_;
 
-  bool makeCached(const BodyOp& op, BVal& v) {
+  size_t findSlot(uint64_t k) const {
+    size_t mask = outcomeSlots_.size() - 1;
+    size_t i = static_cast<size_t>(k) & mask;
+    while (outcomeSlots_[i].first != 0 && outcomeSlots_[i].first != k) i = (i + 1) & mask;
+    return i;
+  }
+
+  void growOutcomeSlots() {
+    std::vector<std::pair<uint64_t, uint32_t>> old(outcomeSlots_.size() * 2);
+    old.swap(outcomeSlots_);
+    for (const auto& e : old)
+      if (e.first != 0) outcomeSlots_[findSlot(e.first)] = e;
+  }
+
+  // The value of `op` (not a tile), or null when the operator is illegal
+  // here. The pointer is valid until the next call.
+  const BVal* makeCached(const BodyOp& op) {
     uint64_t k = mix(static_cast<uint64_t>(op.kind) * 1000003 + static_cast<uint64_t>(op.dim) * 7 +
                      static_cast<uint64_t>(op.reduceToInner + 1) * 131 + static_cast<uint64_t>(op.hasScalar));
     k = mix(k ^ vals_[static_cast<size_t>(op.in0)].sig);
     if (op.in1 >= 0) k = mix(k ^ (vals_[static_cast<size_t>(op.in1)].sig * 3));
     if (op.hasScalar) k = mix(k ^ static_cast<uint64_t>(op.scalar.num) ^ (static_cast<uint64_t>(op.scalar.den) << 32));
-    auto it = outcomes_.find(k);
-    if (it == outcomes_.end()) {
+    if (k == 0) k = 1;  // 0 marks an empty slot
+    size_t slot = findSlot(k);
+    if (outcomeSlots_[slot].first == 0) {
       Outcome o;
       o.legal = makeValue(op, o.v);
       if (o.legal) o.v.sig = signature(o.v);
-      it = outcomes_.emplace(k, std::move(o)).first;
+      outcomes_.push_back(std::move(o));
+      outcomeSlots_[slot] = {k, static_cast<uint32_t>(outcomes_.size() - 1)};
+      if (2 * outcomes_.size() > outcomeSlots_.size()) growOutcomeSlots();
+      const Outcome& back = outcomes_.back();
+      return back.legal ? &back.v : nullptr;
     }
-    if (!it->second.legal) return false;
-    v = it->second.v;
-    return true;
+    const Outcome& o = outcomes_[outcomeSlots_[slot].second];
+    return o.legal ? &o.v : nullptr;
   }
 
   void tryMove(BodyOp op, int depthLeft, const BodyOp* second = nullptr) {
@@ -439,28 +463,31 @@ class BodySearch {
       ++ctx_.stats.duplicates;
       return;
     }
-    BVal v;
+    BVal tile;
+    const BVal* found = &tile;
     if (op.kind == ir::OpKind::Tile) {
-      if (!makeTile(op.arg, op, v)) return;
-    } else if (!makeCached(op, v)) {
+      if (!makeTile(op.arg, op, tile)) return;
+      tile.sig = signature(tile);
+    } else if (!(found = makeCached(op))) {
       return;
     }
-    if (!second && ctx_.prune(v.expr)) {
+    if (!second && ctx_.prune(found->expr)) {
       ++ctx_.stats.pruned;
       return;
     }
-    if (!second && duplicateValue(v)) {
+    if (!second && duplicateValue(*found)) {
       ++ctx_.stats.duplicates;
       return;
     }
     int cost = op.kind == ir::OpKind::Tile ? 0 : 1;
     // A value that is not one of the program's own terms (up to a constant)
     // is a discrepancy: passes allow more and more of them.
-    int disc = (second || op.kind == ir::OpKind::Tile || ctx_.preferred(v.expr)) ? 0 : 1;
+    int disc = (second || op.kind == ir::OpKind::Tile || ctx_.preferred(found->expr)) ? 0 : 1;
     if (disc > discLeft_) {
       ++ctx_.stats.deferred;
       return;
     }
+    BVal v = *found;
     if (second) v.hidden = true;
     push(op, std::move(v));
     if (second) {

@@ -23,8 +23,25 @@ std::string numberText(const ir::Graph& program, Rational r) {
 
 }  // namespace
 
+ir::Shape tensorShape(const ir::Graph& program, const ProgramLabels& labels, const Plan& plan,
+                      const Extents& ext, int tensor) {
+  const Tensor& t = plan.tensors[static_cast<size_t>(tensor)];
+  if (t.kernel < 0) return program.value(program.inputs[static_cast<size_t>(t.index)]).shape;
+  ir::Shape shape;
+  for (Label l : t.labels) {
+    if (partialOf(l)) {
+      auto [k, a] = plan.partialAxis[static_cast<size_t>(partialOf(l))];
+      shape.push_back(labels.extent[static_cast<size_t>(innerOf(l))] *
+                      ext.parts[static_cast<size_t>(k)][static_cast<size_t>(a)]);
+    } else {
+      shape.push_back(labels.extent[static_cast<size_t>(l)]);
+    }
+  }
+  return shape;
+}
+
 std::string instantiate(const ir::Graph& program, const ProgramLabels& labels, const Plan& plan,
-                        const Extents& ext, ir::Graph* out) {
+                        const Extents& ext, ir::Graph* out, int onlyKernel) {
   ir::Graph g;
   g.name = program.name;
   g.dtype = program.dtype;
@@ -32,11 +49,25 @@ std::string instantiate(const ir::Graph& program, const ProgramLabels& labels, c
   for (const ir::Value& v : program.values)
     if (!v.name.empty()) names.insert(v.name);
   std::vector<ir::ValueId> tensorValue(plan.tensors.size(), ir::kNoValue);
-  for (size_t i = 0; i < program.inputs.size(); ++i) {
-    const ir::Value& in = program.value(program.inputs[i]);
-    if (ir::Error e = ir::addInput(g, in.name, in.shape, &tensorValue[i]); !e.empty()) return e;
+  if (onlyKernel < 0) {
+    for (size_t i = 0; i < program.inputs.size(); ++i) {
+      const ir::Value& in = program.value(program.inputs[i]);
+      if (ir::Error e = ir::addInput(g, in.name, in.shape, &tensorValue[i]); !e.empty()) return e;
+    }
+  } else {
+    // The kernel alone: its arguments become the graph's inputs.
+    for (int t : plan.kernels[static_cast<size_t>(onlyKernel)].args) {
+      std::string name = fmt::format("T{}", t);
+      if (plan.tensors[static_cast<size_t>(t)].kernel < 0)
+        name = program.value(program.inputs[static_cast<size_t>(plan.tensors[static_cast<size_t>(t)].index)]).name;
+      if (ir::Error e = ir::addInput(g, name, tensorShape(program, labels, plan, ext, t),
+                                     &tensorValue[static_cast<size_t>(t)]);
+          !e.empty())
+        return e;
+    }
   }
   for (size_t k = 0; k < plan.kernels.size(); ++k) {
+    if (onlyKernel >= 0 && static_cast<int>(k) != onlyKernel) continue;
     const KernelTemplate& kt = plan.kernels[k];
     ir::KernelConfig cfg;
     cfg.gridRank = std::max<int>(1, static_cast<int>(kt.grid.size()));
@@ -117,6 +148,11 @@ std::string instantiate(const ir::Graph& program, const ProgramLabels& labels, c
       return e;
     for (size_t r = 0; r < results.size(); ++r)
       if (resultTensor[r] >= 0) tensorValue[static_cast<size_t>(resultTensor[r])] = results[r];
+    if (onlyKernel >= 0) {
+      g.outputs = results;
+      *out = std::move(g);
+      return {};
+    }
   }
   for (size_t o = 0; o < plan.outputs.size(); ++o) {
     ir::ValueId v = tensorValue[static_cast<size_t>(plan.outputs[o])];

@@ -29,52 +29,6 @@ double secondsSince(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-std::vector<int64_t> divisorsOf(int64_t n, bool includeOne) {
-  std::vector<int64_t> out;
-  for (int64_t d = 1; d * d <= n; ++d)
-    if (n % d == 0) {
-      out.push_back(d);
-      if (d * d != n) out.push_back(n / d);
-    }
-  std::sort(out.begin(), out.end());
-  if (!includeOne) std::erase(out, 1);
-  // Keep the block counts a GPU kernel would use: powers of two, or those
-  // that leave a power-of-two tile.
-  auto pow2 = [](int64_t x) { return (x & (x - 1)) == 0; };
-  std::erase_if(out, [&](int64_t d) { return !pow2(d) && !pow2(n / d); });
-  return out;
-}
-
-// Bytes of one block's working set in shared memory: its tiles (one
-// for-loop step of each), its accumulators (f32), and room for the two
-// largest intermediates; other values live in registers or reuse buffers.
-int64_t smemBytes(const ir::Graph& g) {
-  int64_t most = 0;
-  for (const ir::Op& op : g.ops) {
-    if (op.kind != ir::OpKind::Kernel) continue;
-    int64_t fixed = 0, largest = 0, second = 0;
-    for (const ir::Op& b : op.body->ops) {
-      if (b.kind == ir::OpKind::Input || b.kind == ir::OpKind::Const || b.kind == ir::OpKind::Save) continue;
-      int64_t elements = ir::numElements(op.body->value(b.results[0]).shape);
-      if (b.kind == ir::OpKind::Tile) {
-        fixed += elements * ir::dtypeBytes(g.dtype);
-      } else if (b.kind == ir::OpKind::Accum) {
-        fixed += elements * 4;
-      } else {
-        int64_t bytes = elements * 4;
-        if (bytes > largest) {
-          second = largest;
-          largest = bytes;
-        } else {
-          second = std::max(second, bytes);
-        }
-      }
-    }
-    most = std::max(most, fixed + largest + second);
-  }
-  return most;
-}
-
 std::string planKey(const Plan& plan) {
   std::string k;
   for (const KernelTemplate& kt : plan.kernels) {
@@ -278,17 +232,18 @@ class Engine {
     int calls = 0;
     auto lastVerify = Clock::now();
     ctx.stopped = [&] {
-      if (++calls % 1024 == 0) {
+      // Verify what the search found so far, at most every 100 ms, so that
+      // a good candidate is verified early: deep states of a large body
+      // take long enough that counting states would leave it waiting for
+      // seconds, so this looks at the clock (every 16 calls).
+      if (++calls % 16 != 0) return stopFlag_.load(std::memory_order_relaxed);
+      if (secondsSince(lastVerify) > 0.1) {
         flush(ctx.stats);
-        // Verify what the search found so far, at most every 100 ms, so
-        // that a good candidate is verified early.
-        if (secondsSince(lastVerify) > 0.1) {
-          while (!stopNow() && verifyOne()) {
-          }
-          lastVerify = Clock::now();
+        while (!stopNow() && verifyOne()) {
         }
+        lastVerify = Clock::now();
       }
-      return (calls % 64 == 0 && stopNow()) || stopFlag_.load(std::memory_order_relaxed);
+      return stopNow();
     };
     int item = 0, seq = 0;
     ctx.emit = [&](const Plan& plan) { consider(plan, item, seq); };
@@ -321,85 +276,16 @@ class Engine {
       }
     }
     int mySeq = seq++;
-    // Axes whose blocks are chosen freely, and loops tied to them.
-    struct Axis {
-      size_t kernel, axis;
-      std::vector<int64_t> options;
-    };
-    std::vector<Axis> axes;
-    for (size_t k = 0; k < plan.kernels.size(); ++k)
-      for (size_t a = 0; a < plan.kernels[k].grid.size(); ++a)
-        axes.push_back({k, a, divisorsOf(labels_.extent[static_cast<size_t>(plan.kernels[k].grid[a].label)], false)});
-    Extents ext;
-    ext.parts.resize(plan.kernels.size());
-    ext.forloop.assign(plan.kernels.size(), 1);
-    for (size_t k = 0; k < plan.kernels.size(); ++k) ext.parts[k].assign(plan.kernels[k].grid.size(), 1);
-
-    struct Choice {
-      double cost;
-      std::string text;
-      ir::Graph graph;
-    };
-    std::vector<Choice> best;
-    size_t keep = static_cast<size_t>(std::max(1, opt_.limits.maxCandidatesPerTemplate));
-    int64_t combos = 1;
-    for (const Axis& a : axes) combos *= static_cast<int64_t>(a.options.size());
-    int64_t stride = std::max<int64_t>(1, combos / 2000);
-    int legal = 0;
-    for (int64_t c = 0; c < combos; c += stride) {
-      if (stopFlag_.load(std::memory_order_relaxed)) break;
-      int64_t rest = c;
-      for (const Axis& a : axes) {
-        ext.parts[a.kernel][a.axis] = a.options[static_cast<size_t>(rest % static_cast<int64_t>(a.options.size()))];
-        rest /= static_cast<int64_t>(a.options.size());
-      }
-      // For-loop counts: tied to a split's blocks, or every divisor left.
-      std::vector<std::vector<int64_t>> loopOptions(plan.kernels.size());
-      for (size_t k = 0; k < plan.kernels.size(); ++k) {
-        Label loop = plan.kernels[k].loop;
-        if (loop == kUnit) {
-          loopOptions[k] = {1};
-        } else if (partialOf(loop)) {
-          auto [pk, pa] = plan.partialAxis[static_cast<size_t>(partialOf(loop))];
-          loopOptions[k] = {ext.parts[static_cast<size_t>(pk)][static_cast<size_t>(pa)]};
-        } else {
-          int64_t e = labels_.extent[static_cast<size_t>(loop)];
-          for (size_t a = 0; a < plan.kernels[k].grid.size(); ++a)
-            if (plan.kernels[k].grid[a].label == loop) e /= ext.parts[k][a];
-          loopOptions[k] = divisorsOf(e, true);
-        }
-      }
-      std::vector<size_t> idx(plan.kernels.size(), 0);
-      while (true) {
-        for (size_t k = 0; k < plan.kernels.size(); ++k) ext.forloop[k] = loopOptions[k][idx[k]];
-        ir::Graph g;
-        std::string why = instantiate(program_, labels_, plan, ext, &g);
-        if (why.empty() &&
-            smemBytes(g) <= opt_.limits.smemBytesPerBlock) {
-          ++legal;
-          double cost = cost_(g);
-          if (best.size() < keep || cost < best.back().cost) {
-            std::string text = ir::printGraph(g);
-            best.push_back({cost, std::move(text), std::move(g)});
-            std::stable_sort(best.begin(), best.end(),
-                             [](const Choice& a, const Choice& b) { return a.cost < b.cost; });
-            if (best.size() > keep) best.pop_back();
-          }
-        }
-        size_t k = 0;
-        while (k < idx.size() && ++idx[k] == loopOptions[k].size()) idx[k++] = 0;
-        if (k == idx.size()) break;
-      }
-    }
+    std::vector<ExtentChoice> best = chooseExtents(program_, labels_, plan, opt_.limits, cost_, stopFlag_);
     {
       std::lock_guard lock(mu_);
-      if (legal)
+      if (!best.empty())
         ++total_.instantiated;
       else
         ++total_.noExtents;
     }
     std::lock_guard lock(mu_);
-    for (Choice& ch : best) {
+    for (ExtentChoice& ch : best) {
       if (pendingTexts_.count(ch.text)) continue;
       pendingTexts_.insert(ch.text);
       Pending p;

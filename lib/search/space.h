@@ -94,9 +94,35 @@ struct Extents {
 };
 
 // Builds the ir::Graph of a plan through the checked builders; returns the
-// error when the extents are illegal.
+// error when the extents are illegal. With `onlyKernel` >= 0 only that
+// kernel is built, its arguments as the graph's inputs (at the shapes the
+// extents give them) and its results as the outputs: the kernel's legality,
+// shared memory and cost do not depend on the other kernels' extents except
+// through those shapes (see search.cpp, Engine::consider).
 std::string instantiate(const ir::Graph& program, const ProgramLabels& labels, const Plan& plan,
-                        const Extents& extents, ir::Graph* out);
+                        const Extents& extents, ir::Graph* out, int onlyKernel = -1);
+
+// A template's extents chosen by cost, instantiated.
+struct ExtentChoice {
+  double cost = 0;
+  std::string text;  // printed graph
+  ir::Graph graph;
+};
+
+// The `limits.maxCandidatesPerTemplate` cheapest legal instantiations of a
+// plan within the shared-memory budget, cheapest first (extents.cpp);
+// empty when it has none or `stop` was set.
+std::vector<ExtentChoice> chooseExtents(const ir::Graph& program, const ProgramLabels& labels, const Plan& plan,
+                                        const Limits& limits, const std::function<double(const ir::Graph&)>& cost,
+                                        const std::atomic<bool>& stop);
+
+// The block counts a grid axis (or the for-loop) may take over an extent of
+// n: divisors that are powers of two or leave a power-of-two tile.
+std::vector<int64_t> divisorsOf(int64_t n, bool includeOne);
+
+// The shape of plan tensor `tensor` under the given extents.
+ir::Shape tensorShape(const ir::Graph& program, const ProgramLabels& labels, const Plan& plan,
+                      const Extents& extents, int tensor);
 
 // Per-thread search state.
 struct Context {
