@@ -323,16 +323,23 @@ class Engine {
 
   // Verifies the most promising pending candidate, if any; false when there
   // was nothing to do.
+  //
+  // One candidate is verified at a time: the verifier runs on all threads
+  // itself, so a second check at once would only halve the speed of the
+  // first while the search stood still; the other threads keep searching
+  // instead, and the thread that verifies goes on with the next candidate.
   bool verifyOne() {
     Pending p;
     {
       std::lock_guard lock(mu_);
+      if (verifying_) return false;
       std::erase_if(pending_, [&](const Pending& q) {
         if (!dominatedLocked(q)) return false;
         ++total_.dominated;
         return true;
       });
       if (pending_.empty()) return false;
+      verifying_ = true;
       auto it = std::min_element(pending_.begin(), pending_.end(), [](const Pending& a, const Pending& b) {
         return std::tie(a.kernels, a.cost, a.item, a.seq) < std::tie(b.kernels, b.cost, b.item, b.seq);
       });
@@ -343,6 +350,13 @@ class Engine {
     // A running check stops when the search stops (another worker saw the
     // limit or the caller's cancel) or at the time limit itself, so the
     // limit bounds the whole search, verification included.
+    struct Done {
+      Engine& e;
+      ~Done() {
+        std::lock_guard lock(e.mu_);
+        e.verifying_ = false;
+      }
+    } done{*this};
     verify::Cancel cancel;
     cancel.flag = &stopFlag_;
     if (opt_.timeLimitSeconds > 0)
@@ -413,6 +427,7 @@ class Engine {
   std::atomic<bool> stopFlag_{false};
   std::atomic<bool> timedOut_{false};
   int64_t cancelledChecks_ = 0;  // guarded by mu_
+  bool verifying_ = false;       // a thread is verifying a candidate; guarded by mu_
 
   std::mutex mu_;
   std::condition_variable cv_;
