@@ -40,7 +40,10 @@ TEST_CASE("examples reach their kernel-count targets", "[slow]") {
   CHECK(kernelsFound(example("gated_mlp"), "mlp", 60) <= 2);
   CHECK(kernelsFound(example("ntrans"), "ntrans", 60) <= 2);
   CHECK(kernelsFound(example("gqa"), "gqa", 60) <= 2);
-  CHECK(kernelsFound(example("qknorm_gqa"), "qknorm", 60) <= 3);
+  // QKNorm+GQA's fused kernel comes after 20-40 s on two cores; other tests
+  // running beside this one in CI can slow the search down past 60 s, so it
+  // gets headroom here (mirage-bench --section search measures the time).
+  CHECK(kernelsFound(example("qknorm_gqa"), "qknorm", 120) <= 3);
 }
 
 TEST_CASE("other batch sizes", "[slow]") {
