@@ -32,21 +32,27 @@ std::string mismatch(const LaunchPlan& plan, const CheckReference& ref) {
   return {};
 }
 
+// The program's signature alone: what a plan is matched against.
+CheckReference signatureOf(const ir::Graph& program) {
+  CheckReference ref;
+  ref.dtype = program.dtype;
+  for (ir::ValueId v : program.inputs) ref.inputShapes.push_back(program.value(v).shape);
+  for (ir::ValueId v : program.outputs) ref.outputShapes.push_back(program.value(v).shape);
+  return ref;
+}
+
 }  // namespace
 
 CheckReference makeCheckReference(const ir::Graph& program, uint64_t seed) {
-  CheckReference ref;
-  ref.dtype = program.dtype;
+  CheckReference ref = signatureOf(program);
   std::vector<interp::Tensor> inputs;
   for (ir::ValueId v : program.inputs) {
     const ir::Value& value = program.value(v);
     interp::Tensor t = interp::randomTensor(value.shape, program.dtype, seed, value.name);
     for (float& x : t.data) x = interp::roundToDType(x * 0.5f, program.dtype);
-    ref.inputShapes.push_back(value.shape);
     ref.inputBytes.push_back(tensorToBytes(t, program.dtype));
     inputs.push_back(std::move(t));
   }
-  for (ir::ValueId v : program.outputs) ref.outputShapes.push_back(program.value(v).shape);
   try {
     for (interp::Tensor& t : interp::evaluate(program, inputs)) ref.outputs.push_back(std::move(t.data));
   } catch (const std::exception& e) {
@@ -105,11 +111,7 @@ GpuCheckResult checkAgainstInterpreter(Gpu& gpu, const LaunchPlan& plan, const C
                                        const ir::Graph& program, uint64_t seed,
                                        const CheckTolerance& tolerance) {
   // A plan that does not match is refused before the interpreter runs.
-  CheckReference shapesOnly;
-  shapesOnly.dtype = program.dtype;
-  for (ir::ValueId v : program.inputs) shapesOnly.inputShapes.push_back(program.value(v).shape);
-  for (ir::ValueId v : program.outputs) shapesOnly.outputShapes.push_back(program.value(v).shape);
-  if (std::string e = mismatch(plan, shapesOnly); !e.empty()) return {false, e, 0};
+  if (std::string e = mismatch(plan, signatureOf(program)); !e.empty()) return {false, e, 0};
   return checkAgainstReference(gpu, plan, binary, makeCheckReference(program, seed), tolerance);
 }
 
