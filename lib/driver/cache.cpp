@@ -44,7 +44,6 @@ std::optional<CachedResult> loadCache(const std::string& dir, const std::string&
     for (const auto& c : j.at("candidates")) {
       r.candidatesMg.push_back(c.at("mg").get<std::string>());
       r.origins.push_back(c.value("origin", std::string()));
-      r.errorBounds.push_back(c.value("error_bound", 1.0));
     }
     const auto& s = j.at("search");
     r.stats.states = s.value("states", int64_t{0});

@@ -17,7 +17,6 @@ namespace mirage::driver {
 struct CachedResult {
   std::vector<std::string> candidatesMg;  // printed μGraphs, in candidate order
   std::vector<std::string> origins;
-  std::vector<double> errorBounds;
   search::Stats stats;
 };
 
