@@ -386,8 +386,9 @@ class BodySearch {
   // ---- canonical order ----
 
   static auto key(const BodyOp& op) {
-    return std::make_tuple(static_cast<int>(op.kind), op.arg, op.in0, op.in1, op.dim, op.reduceToInner,
-                           op.scalar.num, op.scalar.den);
+    bool logical = op.logical0 >= 0;
+    return std::make_tuple(static_cast<int>(op.kind), op.arg, logical ? op.logical0 : op.in0, logical ? -1 : op.in1,
+                           op.dim, op.reduceToInner, op.scalar.num, op.scalar.den);
   }
 
   bool canonical(const BodyOp& op) const {
@@ -589,6 +590,7 @@ class BodySearch {
       BodyOp e;
       e.kind = ir::OpKind::Exp;
       e.in0 = diff;
+      e.logical0 = i;
       BVal v;
       makeValue(e, v);
       deriveGuard(e, v);
@@ -662,6 +664,7 @@ class BodySearch {
     acc.kind = ir::OpKind::Accum;
     acc.in0 = xw;
     acc.in1 = big;
+    acc.logical0 = i;
     BVal v;
     makeValue(acc, v);
     deriveGuard(acc, v);

@@ -87,7 +87,7 @@ class Analysis {
     // A maximum of something that covers a: max over a dim (every element
     // of the dim is <= it), the running maximum in the same iteration.
     if (isFullMax(pm) && covers(pm.inputs[0], a)) return true;
-    // SCAN: if (pm.kind == ir::OpKind::Scan && covers(pm.inputs[0], a)) return true;
+    if (pm.kind == ir::OpKind::Scan && covers(pm.inputs[0], a)) return true;
     // M + c with c >= 0, M - c with c <= 0.
     if (pm.kind == ir::OpKind::Add && ((nonNeg(pm.inputs[1]) && covers(pm.inputs[0], a)) ||
                                        (nonNeg(pm.inputs[0]) && covers(pm.inputs[1], a))))
@@ -158,7 +158,7 @@ class Analysis {
       case ir::OpKind::ReduceSum:
       case ir::OpKind::ReduceMean:
       case ir::OpKind::ReduceMax:
-      // SCAN case ir::OpKind::Scan:
+      case ir::OpKind::Scan:
       case ir::OpKind::Transpose:
       case ir::OpKind::Tile:
         return in(0);

@@ -66,6 +66,10 @@ struct BodyOp {
   Label reduceToInner = -1;    // reduce_sum of a composite dim to its inner label's extent (size=)
   bool hasScalar = false;      // binary op with a number as second operand
   bool accumMax = false;       // Accum: op=max (in1 >= 0 on an Accum: rescale=in1, a scan)
+  // The guard's composite moves (exp(s - m), a weighted accum) are ordered
+  // by the operand they were asked for, not by their hidden intermediates:
+  // the canonical order compares (logical0, -1) when logical0 >= 0.
+  int logical0 = -1;
   Rational scalar;
   int arg = -1;  // Tile: index of the kernel argument (in KernelTemplate::args)
   ir::DimMap imap = ir::kEmptyMap;  // Tile
@@ -130,9 +134,9 @@ std::vector<int64_t> divisorsOf(int64_t n, bool includeOne);
 ir::Shape tensorShape(const ir::Graph& program, const ProgramLabels& labels, const Plan& plan,
                       const Extents& extents, int tensor);
 
-// scan(·, op=max); PRE-SCAN placeholder until the IR has OpKind::Scan.
-inline constexpr bool kHaveScan = false;
-inline constexpr ir::OpKind kScanKind = ir::OpKind::Accum;
+// scan(·, op=max), the running maximum of the online softmax.
+inline constexpr bool kHaveScan = true;
+inline constexpr ir::OpKind kScanKind = ir::OpKind::Scan;
 
 // Per-thread search state.
 struct Context {

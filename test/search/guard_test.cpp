@@ -139,3 +139,107 @@ TEST_CASE("guard: kernel bodies and results", "[guard]") {
   CHECK_FALSE(search::guardsAllExps(g));
   CHECK_FALSE(search::asksForGuard(g));
 }
+
+TEST_CASE("guard: online softmax, running maxima and the combination of partials", "[guard]") {
+  // The spec's one-kernel online softmax: exp against the running maximum.
+  ir::Graph online = parseText(R"(graph o {
+  Q = input f16[2, 256, 64]
+  K = input f16[2, 64, 4096]
+  V = input f16[2, 4096, 64]
+  O = kernel(Q, K, V) grid=[2, 16] forloop=64 {
+    q = tile(Q, imap={x:0, y:1})
+    k = tile(K, imap={x:0}, fmap=2)
+    v = tile(V, imap={x:0}, fmap=1)
+    s = mul(matmul(q, k), 0.125)
+    m = scan(reduce_max(s, dim=2), op=max)
+    e = exp(sub(s, m))
+    n = accum(matmul(e, v), rescale=m)
+    l = accum(reduce_sum(e, dim=2), rescale=m)
+    save(div(n, l), O, omap={x:0, y:1})
+  }
+  output O
+})");
+  CHECK(search::guardsAllExps(online));
+  REQUIRE(search::analyzeExpGuards(online).size() == 1);
+
+  // Flash decoding with per-split maxima: kernel 1 as above on a split of
+  // the keys, kernel 2 walks the partials with a running maximum of the
+  // m_j and weights each partial by exp(m_j - M).
+  ir::Graph flash = parseText(R"(graph f {
+  Q = input f16[2, 256, 64]
+  K = input f16[2, 64, 4096]
+  V = input f16[2, 4096, 64]
+  N, L, M = kernel(Q, K, V) grid=[2, 16, 16] forloop=4 {
+    q = tile(Q, imap={x:0, y:1})
+    k = tile(K, imap={x:0, z:2}, fmap=2)
+    v = tile(V, imap={x:0, z:1}, fmap=1)
+    s = mul(matmul(q, k), 0.125)
+    r = reduce_max(s, dim=2)
+    m = scan(r, op=max)
+    e = exp(sub(s, m))
+    n = accum(matmul(e, v), rescale=m)
+    l = accum(reduce_sum(e, dim=2), rescale=m)
+    save(n, N, omap={x:0, y:1, z:2})
+    save(l, L, omap={x:0, y:1, z:2})
+    save(accum(r, op=max), M, omap={x:0, y:1, z:2}, dtype=f32)
+  }
+  O = kernel(N, L, M) grid=[2, 16] forloop=16 {
+    np = tile(N, imap={x:0, y:1}, fmap=2)
+    lp = tile(L, imap={x:0, y:1}, fmap=2)
+    mp = tile(M, imap={x:0, y:1}, fmap=2)
+    big = scan(mp, op=max)
+    w = exp(sub(mp, big))
+    num = accum(mul(np, w), rescale=big)
+    den = accum(mul(lp, w), rescale=big)
+    save(div(num, den), O, omap={x:0, y:1})
+  }
+  output O
+})");
+  std::vector<search::ExpGuard> fe = search::analyzeExpGuards(flash);
+  REQUIRE(fe.size() == 2);
+  CHECK(fe[0].guarded);
+  CHECK(fe[1].guarded);
+  CHECK(fe[0].kernelOp != fe[1].kernelOp);
+}
+
+TEST_CASE("guard: running maxima that do not cover the exponent", "[guard]") {
+  auto body = [](const std::string& lines) {
+    return parseText(R"(graph b {
+  Q = input f16[2, 256, 64]
+  K = input f16[2, 64, 4096]
+  V = input f16[2, 4096, 64]
+  O = kernel(Q, K, V) grid=[2, 16] forloop=64 {
+    q = tile(Q, imap={x:0, y:1})
+    k = tile(K, imap={x:0}, fmap=2)
+    v = tile(V, imap={x:0}, fmap=1)
+    s = mul(matmul(q, k), 0.125)
+)" + lines + R"(
+    save(div(n, l), O, omap={x:0, y:1})
+  }
+  output O
+})");
+  };
+  // The maximum of the unscaled logits does not cover the scaled ones in
+  // general (it does for a positive scale only if the logits are >= 0).
+  CHECK_FALSE(search::guardsAllExps(body(R"(
+    m = scan(reduce_max(matmul(q, k), dim=2), op=max)
+    e = exp(sub(s, m))
+    n = accum(matmul(e, v), rescale=m)
+    l = accum(reduce_sum(e, dim=2), rescale=m))")));
+  // The wrong way round.
+  CHECK_FALSE(search::guardsAllExps(body(R"(
+    m = scan(reduce_max(s, dim=2), op=max)
+    e = exp(sub(m, s))
+    n = accum(matmul(e, v), rescale=m)
+    l = accum(reduce_sum(e, dim=2), rescale=m))")));
+  // A maximum after the loop covers maxima of what it covers in every
+  // iteration (a maximum of maxima); the exponent of the tile's own max is
+  // guarded too (the verifier, not this analysis, rejects it as wrong).
+  CHECK(search::guardsAllExps(body(R"(
+    r = reduce_max(s, dim=2)
+    e = exp(sub(s, r))
+    n = accum(matmul(e, v))
+    big = accum(r, op=max)
+    low = accum(sub(r, square(r)), op=max)
+    l = mul(accum(reduce_sum(e, dim=2)), exp(sub(low, big))))")));
+}
