@@ -378,12 +378,22 @@ class Engine {
     if (opt_.timeLimitSeconds > 0)
       cancel.deadline = start_ + std::chrono::duration_cast<Clock::duration>(
                                      std::chrono::duration<double>(opt_.timeLimitSeconds));
-    if (!verifier_.precheck(p.graph, cancel)) {
-      std::lock_guard lock(mu_);
-      ++total_.precheckFailed;
-      return true;
+    // A verifier that cannot handle a candidate (an operator it does not
+    // know) rejects it rather than ending the run.
+    verify::Verdict v;
+    try {
+      if (!verifier_.precheck(p.graph, cancel)) {
+        std::lock_guard lock(mu_);
+        ++total_.precheckFailed;
+        return true;
+      }
+      v = verifier_.check(p.graph, cancel);
+    } catch (const std::exception& e) {
+      v = verify::Verdict{};
+      v.equivalent = false;
+      v.cancelled = false;
+      v.message = fmt::format("the verifier failed on this candidate: {}", e.what());
     }
-    verify::Verdict v = verifier_.check(p.graph, cancel);
     if (v.cancelled) {
       std::lock_guard lock(mu_);
       ++cancelledChecks_;

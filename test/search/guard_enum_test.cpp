@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <functional>
 #include <iostream>
@@ -127,4 +128,29 @@ TEST_CASE("guarded enumeration: two-kernel flash decoding with f32 partial maxim
   CHECK(e.unguarded == 0);
   REQUIRE(e.found);
   std::cerr << e.texts.back() << "\n";
+}
+
+// Not run by default: how long the enumerator (one thread, in the search's
+// item order) takes to emit the first guarded fused template of the program
+// in $GUARD_PROGRAM, with $GUARD_KERNELS kernels (docs/search.md figures).
+TEST_CASE("guarded enumeration: time to the fused forms of a program", "[.][measure]") {
+  const char* path = std::getenv("GUARD_PROGRAM");
+  REQUIRE(path);
+  int kernels = std::getenv("GUARD_KERNELS") ? std::atoi(std::getenv("GUARD_KERNELS")) : 1;
+  std::optional<ir::Graph> g = parse::parseFile(path, std::cerr);
+  REQUIRE(g);
+  auto start = std::chrono::steady_clock::now();
+  auto want = [&](const search::Plan& p) {
+    if (p.kernels.size() != static_cast<size_t>(kernels) || count(p.kernels.back(), ir::OpKind::Scan) == 0) return false;
+    // With $GUARD_SPLIT, only flash decoding: a first kernel that saves per-split maxima.
+    return !std::getenv("GUARD_SPLIT") ||
+           std::count(p.kernels[0].savedF32.begin(), p.kernels[0].savedF32.end(), 1) > 0;
+  };
+  auto done = [&](const std::string& t) {
+    std::cerr << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << " s:\n" << t << "\n";
+    return true;
+  };
+  Emitted e = enumerate(*g, kernels, 8, 20, false, want, done);
+  CHECK(e.found);
+  CHECK(e.unguarded == 0);
 }
