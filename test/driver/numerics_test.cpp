@@ -142,7 +142,7 @@ TEST_CASE("numerics: inputs are deterministic, rounded to the dtype, and the off
   }
 }
 
-TEST_CASE("numerics: a magnitude where the input overflows is skipped, and a passed deadline checks nothing",
+TEST_CASE("numerics: a magnitude where the input overflows is skipped, and past the deadline only the first runs",
           "[numerics]") {
   // exp(2X) of the input overflows f16 once X passes 5.5: the largest
   // uniform level (6) is skipped for the input and for every candidate.
@@ -156,9 +156,10 @@ TEST_CASE("numerics: a magnitude where the input overflows is skipped, and a pas
     if (m.family == "uniform" && m.level == 6) skippedTop = m.skipped && m.skipReason.find("input") != std::string::npos;
   CHECK(skippedTop);
   NumericsVerdict late = check.check(g, std::chrono::steady_clock::now() - std::chrono::seconds(1));
-  CHECK_FALSE(late.checked);
   CHECK(late.passed);
-  for (const auto& m : late.magnitudes) CHECK(m.skipReason == "time limit");
+  REQUIRE(late.magnitudes.size() >= 2);
+  CHECK(late.magnitudes[0].skipReason != "time limit");  // the first always runs
+  for (size_t m = 1; m < late.magnitudes.size(); ++m) CHECK(late.magnitudes[m].skipReason == "time limit");
 }
 
 TEST_CASE("numerics: relative error against the largest magnitude, infinite for inf or NaN", "[numerics]") {

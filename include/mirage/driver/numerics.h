@@ -71,7 +71,7 @@ struct MagnitudeOutcome {
 };
 
 struct NumericsVerdict {
-  bool checked = false;  // false: not run (the input itself, --no-search, or no time was left)
+  bool checked = false;  // false: no magnitude compared
   bool passed = true;
   std::string reason;    // why it failed (or was not checked)
   std::vector<MagnitudeOutcome> magnitudes;
@@ -89,8 +89,11 @@ class NumericsCheck {
  public:
   NumericsCheck(ir::Graph input, uint64_t seed, int threads);
 
-  // Magnitudes not started by `deadline` are skipped (skipReason says so);
-  // a verdict with no magnitude compared has checked == false.
+  // Magnitudes after the first that have not started by `deadline` are
+  // skipped (skipReason says so); the first always runs. A verdict with no
+  // magnitude compared (the input gives inf or NaN at each) has checked ==
+  // false and passed == true: there is nothing the candidate could be worse
+  // than.
   NumericsVerdict check(const ir::Graph& candidate,
                         std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max());
 

@@ -1,0 +1,103 @@
+// mirage-opt with the numerics check in the pipeline: among verified
+// candidates the cheapest predicted one overflows f16 at large logits
+// (examples/gqa_flash.mg, softmax without its max) and must not be chosen;
+// the written kernel is numerically safe. The candidates are put into the
+// result cache, which the driver verifies again and then ranks, so the test
+// does not depend on what the search finds.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "mirage/driver/numerics.h"
+#include "mirage/interp/interpreter.h"
+#include "mirage/interp/reference64.h"
+#include "mirage/ir/printer.h"
+#include "mirage/parse/parser.h"
+#include "test_util.h"
+
+using mirage::driver::Options;
+using test::readFile;
+using test::runDriver;
+using test::tempDir;
+using namespace mirage;
+
+namespace {
+
+ir::Graph load(const std::string& path) {
+  std::ostringstream err;
+  auto g = parse::parseFile(path, err);
+  INFO(err.str());
+  REQUIRE(g);
+  return *g;
+}
+
+}  // namespace
+
+TEST_CASE("mirage-opt never chooses a candidate that the numerics check rejects", "[numerics]") {
+  auto dir = tempDir("numerics");
+  std::string gqa = std::string(MIRAGE_EXAMPLES_DIR) + "/gqa.mg";
+  Options o;
+  o.input = gqa;
+  o.device = "none";
+  o.jobs = 2;
+  o.verbosity = -1;
+  o.cacheDir = (dir / "cache").string();
+  // A search that ends at once (it finds nothing better than the input);
+  // the time limit leaves room to verify the cached candidates again.
+  o.limits.maxKernels = 1;
+  o.limits.maxBlockOps = 3;
+  o.limits.maxDiscrepancies = 1;
+  o.timeLimitSeconds = 30;
+  o.report = (dir / "first.json").string();
+  REQUIRE(runDriver(o).status == 0);
+
+  // Replace the stored candidates with the input, the unguarded flash
+  // decoding and the guarded two-kernel form.
+  std::filesystem::path entry;
+  for (const auto& e : std::filesystem::directory_iterator(dir / "cache")) entry = e.path();
+  REQUIRE(!entry.empty());
+  auto j = nlohmann::json::parse(readFile(entry));
+  ir::Graph input = load(gqa);
+  ir::Graph unguarded = load(std::string(MIRAGE_EXAMPLES_DIR) + "/gqa_flash.mg");
+  ir::Graph guarded = load(std::string(DRIVER_TEST_FILES) + "/gqa_guarded.mg");
+  j["candidates"] = nlohmann::json::array(
+      {{{"mg", ir::printGraph(input)}, {"origin", "input"}},
+       {{"mg", ir::printGraph(unguarded)}, {"origin", "test: exp(S) without the max"}},
+       {{"mg", ir::printGraph(guarded)}, {"origin", "test: exp(S - M)"}}});
+  test::writeFile(entry, j.dump());
+
+  o.verbosity = 0;
+  o.report = (dir / "second.json").string();
+  o.emitMg = (dir / "best.mg").string();
+  auto r = runDriver(o);
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  auto rep = nlohmann::json::parse(readFile(dir / "second.json"));
+  REQUIRE(rep["cache"] == "hit");
+  CHECK(rep["search"]["rejected_numerics"] == 1);
+  CHECK(rep["search"].contains("rejected_undefined"));
+  CHECK(rep["search"].contains("rejected_unguarded"));
+  REQUIRE(rep["candidates"].size() == 3);
+  // The unguarded form is predicted cheapest, so it is checked first.
+  CHECK(rep["candidates"][1]["predicted_us"].get<double>() < rep["candidates"][2]["predicted_us"].get<double>());
+  const auto& bad = rep["candidates"][1]["numerics"];
+  CHECK(bad["checked"] == true);
+  CHECK(bad["passed"] == false);
+  CHECK(bad["inf_or_nan"] == true);
+  CHECK(bad["magnitudes"].size() >= 3);
+  const auto& good = rep["candidates"][2]["numerics"];
+  CHECK(good["passed"] == true);
+  CHECK(good["largest_error"].get<double>() <= good["input_largest_error"].get<double>() * 4 + 4 * 0x1p-10);
+  CHECK(rep["candidates"][0]["numerics"]["checked"] == false);
+  CHECK(rep["best"]["id"] == 2);
+  CHECK(r.err.find("candidate 1 rejected by the numerics check: it gives inf or NaN") != std::string::npos);
+
+  // The written μGraph at logits near 60: finite, and within 2e-2 of the
+  // float64 evaluation of the input relative to the output's largest value.
+  ir::Graph best = load((dir / "best.mg").string());
+  std::vector<driver::Magnitude> schedule = driver::magnitudeSchedule(ir::DType::F16);
+  auto inputs = driver::numericsInputs(input, schedule[0], 0);
+  auto got = interp::evaluate(best, inputs);
+  auto ref = interp::evaluate64(input, inputs);
+  CHECK(driver::relativeError(got[0], ref[0]) < 2e-2);
+}
