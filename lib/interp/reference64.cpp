@@ -235,6 +235,7 @@ std::vector<Tensor64> evaluate64(const ir::Graph& g, const std::vector<Tensor>& 
                                     g.name));
       case OpKind::Tile:
       case OpKind::Accum:
+      case OpKind::Scan:
       case OpKind::Save: internalError("block-level operator at program level");
     }
     vals[at(op.results[0])] = std::move(result);

@@ -1,6 +1,6 @@
 // mirage-opt with the numerics check in the pipeline: among verified
 // candidates the cheapest predicted one overflows f16 at large logits
-// (examples/gqa_flash.mg, softmax without its max) and must not be chosen;
+// (examples/gqa_flash_unguarded.mg, softmax without its max) and must not be chosen;
 // the written kernel is numerically safe. The candidates are put into the
 // result cache, which the driver verifies again and then ranks, so the test
 // does not depend on what the search finds.
@@ -58,7 +58,7 @@ TEST_CASE("mirage-opt never chooses a candidate that the numerics check rejects"
   REQUIRE(!entry.empty());
   auto j = nlohmann::json::parse(readFile(entry));
   ir::Graph input = load(gqa);
-  ir::Graph unguarded = load(std::string(MIRAGE_EXAMPLES_DIR) + "/gqa_flash.mg");
+  ir::Graph unguarded = load(std::string(MIRAGE_EXAMPLES_DIR) + "/gqa_flash_unguarded.mg");
   ir::Graph guarded = load(std::string(DRIVER_TEST_FILES) + "/gqa_guarded.mg");
   j["candidates"] = nlohmann::json::array(
       {{{"mg", ir::printGraph(input)}, {"origin", "input"}},

@@ -1,7 +1,8 @@
 // The numerics check (mirage/driver/numerics.h): it rejects a candidate that
 // overflows where the input does not (softmax attention without its max, as
-// examples/gqa_flash.mg computes it) and one whose error is far above the
-// input's (a one-pass variance at a large offset), and accepts correct ones.
+// examples/gqa_flash_unguarded.mg computes it) and one whose error is far
+// above the input's (a one-pass variance at a large offset), and accepts
+// correct ones.
 #include <catch2/catch.hpp>
 
 #include <chrono>
@@ -54,7 +55,7 @@ void show(const char* what, const NumericsVerdict& v) {
 TEST_CASE("numerics: the unguarded flash decoding of gqa overflows f16 at large logits and is rejected",
           "[numerics]") {
   NumericsCheck check(example("gqa.mg"), 0, 2);
-  NumericsVerdict v = check.check(example("gqa_flash.mg"));
+  NumericsVerdict v = check.check(example("gqa_flash_unguarded.mg"));
   show("gqa_flash", v);
   CHECK(v.checked);
   CHECK_FALSE(v.passed);

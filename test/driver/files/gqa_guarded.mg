@@ -3,7 +3,7 @@
 # the logits, kernel 2 the row maximum M over the splits and, per split,
 # exp(S - M) (never above 1) times V and its row sum; kernel 3 adds the
 # partials and divides. The numerics check accepts it where it rejects the
-# unguarded examples/gqa_flash.mg, which is predicted faster.
+# unguarded examples/gqa_flash_unguarded.mg, which is predicted faster.
 graph gqa {
   Q = input f16[2, 256, 64]
   K = input f16[2, 64, 4096]
