@@ -172,3 +172,19 @@ TEST_CASE("numerics: relative error against the largest magnitude, infinite for 
   interp::Tensor64 zero(ir::Shape{2});
   CHECK(driver::relativeError(interp::Tensor(ir::Shape{2}, std::vector<float>{0, 0.5f}), zero) == 0.5);
 }
+
+// Hidden ([.figures]): the input's own error per magnitude for the attention
+// programs of the guard tests, and what the check costs; the figures in
+// docs/numerics-check.md.
+TEST_CASE("numerics: figures for the attention inputs", "[.figures]") {
+  for (const char* name : {"attention/gqa_bf16.mg", "attention/mha_decode_rank4.mg", "attention/prefill_transpose_k.mg"}) {
+    ir::Graph g = load(std::string(DRIVER_TEST_FILES) + "/../" + name);
+    NumericsCheck check(g, 0, 2);
+    NumericsVerdict v = check.check(g);
+    show(name, v);
+    for (const auto& m : v.magnitudes)
+      if (!m.skipped) std::printf("  %s %g: input error %.3g\n", m.family.c_str(), m.level, m.inputError[0]);
+    NumericsVerdict again = check.check(g);
+    std::printf("  again: %.2f s\n", again.seconds);
+  }
+}
