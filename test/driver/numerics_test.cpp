@@ -86,6 +86,22 @@ TEST_CASE("numerics: the unguarded flash decoding of gqa overflows f16 at large 
   }
 }
 
+TEST_CASE("numerics: the hand-written guarded μGraphs of the examples are accepted", "[numerics]") {
+  struct Pair {
+    const char* input;
+    const char* candidate;
+  };
+  for (Pair p : {Pair{"gqa.mg", "gqa_online.mg"}, Pair{"gqa.mg", "gqa_flash.mg"},
+                 Pair{"rmsnorm_linear.mg", "rmsnorm_linear_fused.mg"}}) {
+    INFO(p.candidate);
+    NumericsCheck check(example(p.input), 0, 2);
+    NumericsVerdict v = check.check(example(p.candidate));
+    show(p.candidate, v);
+    CHECK(v.checked);
+    CHECK(v.passed);
+  }
+}
+
 TEST_CASE("numerics: a one-pass variance is rejected at a large common offset, the two-pass one accepted",
           "[numerics]") {
   NumericsCheck check(file("ln.mg"), 0, 1);
@@ -129,16 +145,23 @@ TEST_CASE("numerics: the schedule reaches attention logits near 60 in f16 and ne
   }
 }
 
-TEST_CASE("numerics: inputs are deterministic, rounded to the dtype, and the offset family is offset", "[numerics]") {
-  ir::Graph g = parseText("graph t {\n X = input f16[64, 64]\n output X\n}");
+TEST_CASE("numerics: inputs are deterministic, rounded to the dtype, and the offset family offsets the first input", "[numerics]") {
+  ir::Graph g = parseText("graph t {\n X = input f16[64, 64]\n W = input f16[64, 8]\n output X, W\n}");
   for (const auto& m : driver::magnitudeSchedule(ir::DType::F16)) {
     auto a = driver::numericsInputs(g, m, 5);
     auto b = driver::numericsInputs(g, m, 5);
     CHECK(a[0].data == b[0].data);
+    CHECK(a[1].data == b[1].data);
     CHECK(a[0].data != driver::numericsInputs(g, m, 6)[0].data);
-    for (float x : a[0].data) REQUIRE(interp::roundToDType(x, ir::DType::F16) == x);
+    for (const auto& t : a)
+      for (float x : t.data) REQUIRE(interp::roundToDType(x, ir::DType::F16) == x);
     if (std::string(m.family->name) == "offset") {
+      // The first input is offset, the others unit noise.
       for (float x : a[0].data) REQUIRE(std::fabs(x - m.level) <= 1.0f);
+      for (float x : a[1].data) REQUIRE(std::fabs(x) <= 1.0f);
+    } else {
+      for (const auto& t : a)
+        for (float x : t.data) REQUIRE(std::fabs(x) <= m.level);
     }
   }
 }
@@ -187,4 +210,24 @@ TEST_CASE("numerics: figures for the attention inputs", "[.figures]") {
     NumericsVerdict again = check.check(g);
     std::printf("  again: %.2f s\n", again.seconds);
   }
+}
+
+TEST_CASE("numerics: where the time goes on rmsnorm_linear", "[.figures]") {
+  using C = std::chrono::steady_clock;
+  auto secs = [](C::time_point t) { return std::chrono::duration<double>(C::now() - t).count(); };
+  ir::Graph in = example("rmsnorm_linear.mg");
+  ir::Graph cand = example("rmsnorm_linear_fused.mg");
+  auto m = driver::magnitudeSchedule(in.dtype)[2];
+  auto t = C::now();
+  auto inputs = driver::numericsInputs(in, m, 0);
+  std::printf("inputs %.2f s\n", secs(t));
+  t = C::now();
+  auto a = interp::evaluate(in, inputs);
+  std::printf("input f16 %.2f s\n", secs(t));
+  t = C::now();
+  auto r = interp::evaluate64(in, inputs);
+  std::printf("input f64 %.2f s\n", secs(t));
+  t = C::now();
+  auto c = interp::evaluate(cand, inputs);
+  std::printf("candidate %.2f s\n", secs(t));
 }

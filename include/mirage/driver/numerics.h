@@ -26,9 +26,9 @@ namespace mirage::driver {
 // kind of input.
 struct InputFamily {
   const char* name;  // as in the report: "uniform", "offset"
-  // The element at position `i` of an input whose uniform noise there is
-  // u in [-1, 1) (before rounding to the dtype).
-  double (*element)(double level, double u);
+  // An element of the program's input number `input` (0 the first) whose
+  // uniform noise there is u in [-1, 1), before rounding to the dtype.
+  double (*element)(double level, double u, size_t input);
 };
 
 // One entry of the schedule: a family at a level.
@@ -104,6 +104,7 @@ class NumericsCheck {
     std::vector<interp::Tensor64> reference;
     std::vector<double> inputError;
     double maxAbsReference = 0;
+    std::vector<interp::Tensor> inputs;  // kept when small (numerics.cpp)
   };
   void computeBaseline(size_t m, const std::vector<interp::Tensor>& inputs);
 
