@@ -426,6 +426,10 @@ bool writeOutputs(Run& run) {
                          {"verified", true},
                          {"error_bound", c.errorBound},
                          {"origin", c.origin},
+                         // true or false when the numerics check ran on it, else null
+                         {"numerics_passed", i < run.numericsOf.size() && run.numericsOf[i]
+                                                 ? json(run.numericsOf[i]->passed)
+                                                 : json(nullptr)},
                          {"best", best == &c}});
     }
     put((std::filesystem::path(opt.dumpDir) / "summary.json").string(), summary.dump(2) + "\n");
