@@ -205,11 +205,18 @@ bool passesNumerics(Run& run, size_t i) {
       run.numerics = std::make_unique<NumericsCheck>(run.program, run.opt.seed, threads);
     }
     // With --time-limit, magnitudes after the first start only while a
-    // tenth of the limit (at least 0.2 s) is left for lowering and writing.
+    // tenth of the limit (at least 0.2 s) is left for lowering and writing,
+    // and past that point no candidate after the first checked one is
+    // checked at all: the loop moves on, down to the input, which needs none.
     auto deadline = Clock::time_point::max();
     if (run.opt.timeLimitSeconds > 0)
       deadline = run.start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
                                  run.opt.timeLimitSeconds - std::max(0.2, 0.1 * run.opt.timeLimitSeconds)));
+    if (run.numericsChecked > 0 && Clock::now() >= deadline) {
+      run.note(fmt::format("candidate {} skipped: no time is left for its numerics check", c.id));
+      return false;  // not cached: it was not judged
+    }
+    ++run.numericsChecked;
     run.numericsOf[i] = run.numerics->check(c.graph, deadline);
     const NumericsVerdict& v = *run.numericsOf[i];
     if (!v.passed) {

@@ -65,6 +65,7 @@ struct Run {
   std::unique_ptr<NumericsCheck> numerics;
   std::vector<std::optional<NumericsVerdict>> numericsOf;
   int64_t rejectedNumerics = 0;
+  int numericsChecked = 0;  // candidates the check has run on
   int chosen = -1;
   std::string reason;
   std::string failure;  // why no candidate could be chosen
