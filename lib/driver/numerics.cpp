@@ -95,7 +95,8 @@ std::vector<interp::Tensor> numericsInputs(const ir::Graph& program, const Magni
   // A seed per magnitude (the level's bits mixed in), so the magnitudes do
   // not all see the same noise pattern scaled.
   uint64_t familyHash = 0xcbf29ce484222325ull;  // FNV-1a: the same on every machine
-  for (const char* c = m.family->name; *c; ++c) familyHash = (familyHash ^ static_cast<unsigned char>(*c)) * 0x100000001b3ull;
+  for (const char* c = m.family->name; *c; ++c)
+    familyHash = (familyHash ^ static_cast<unsigned char>(*c)) * 0x100000001b3ull;
   uint64_t s = mix(seed ^ mix(familyHash) ^ mix(static_cast<uint64_t>(m.level * 4096)));
   std::vector<interp::Tensor> inputs;
   for (ir::ValueId in : program.inputs) {

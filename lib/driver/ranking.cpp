@@ -201,7 +201,8 @@ bool passesNumerics(Run& run, size_t i) {
   if (run.numericsOf.size() != run.result.candidates.size()) run.numericsOf.resize(run.result.candidates.size());
   if (!run.numericsOf[i]) {
     if (!run.numerics) {
-      int threads = run.opt.jobs > 0 ? run.opt.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+      int threads =
+          run.opt.jobs > 0 ? run.opt.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
       run.numerics = std::make_unique<NumericsCheck>(run.program, run.opt.seed, threads);
     }
     // With --time-limit, magnitudes after the first start only while a

@@ -177,7 +177,8 @@ TEST_CASE("numerics: the schedule reaches attention logits near 60 in f16 and ne
   }
 }
 
-TEST_CASE("numerics: inputs are deterministic, rounded to the dtype, and the offset family offsets the first input", "[numerics]") {
+TEST_CASE("numerics: inputs are deterministic, rounded to the dtype, and the offset family offsets the first input",
+          "[numerics]") {
   ir::Graph g = parseText("graph t {\n X = input f16[64, 64]\n W = input f16[64, 8]\n output X, W\n}");
   for (const auto& m : driver::magnitudeSchedule(ir::DType::F16)) {
     auto a = driver::numericsInputs(g, m, 5);
@@ -209,7 +210,8 @@ TEST_CASE("numerics: a magnitude where the input overflows is skipped, and past 
   CHECK(v.checked);
   bool skippedTop = false;
   for (const auto& m : v.magnitudes)
-    if (m.family == "uniform" && m.level == 6) skippedTop = m.skipped && m.skipReason.find("input") != std::string::npos;
+    if (m.family == "uniform" && m.level == 6)
+      skippedTop = m.skipped && m.skipReason.find("input") != std::string::npos;
   CHECK(skippedTop);
   NumericsVerdict late = check.check(g, std::chrono::steady_clock::now() - std::chrono::seconds(1));
   CHECK(late.passed);
@@ -232,7 +234,8 @@ TEST_CASE("numerics: relative error against the largest magnitude, infinite for 
 // programs of the guard tests, and what the check costs; the figures in
 // docs/numerics-check.md.
 TEST_CASE("numerics: figures for the attention inputs", "[.figures]") {
-  for (const char* name : {"attention/gqa_bf16.mg", "attention/mha_decode_rank4.mg", "attention/prefill_transpose_k.mg"}) {
+  for (const char* name :
+       {"attention/gqa_bf16.mg", "attention/mha_decode_rank4.mg", "attention/prefill_transpose_k.mg"}) {
     ir::Graph g = load(std::string(DRIVER_TEST_FILES) + "/../" + name);
     NumericsCheck check(g, 0, 2);
     NumericsVerdict v = check.check(g);
