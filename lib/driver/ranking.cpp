@@ -205,14 +205,15 @@ bool passesNumerics(Run& run, size_t i) {
           run.opt.jobs > 0 ? run.opt.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
       run.numerics = std::make_unique<NumericsCheck>(run.program, run.opt.seed, threads);
     }
-    // With --time-limit, magnitudes after the first start only while a
-    // tenth of the limit (at least 0.2 s) is left for lowering and writing,
-    // and past that point no candidate after the first checked one is
-    // checked at all: the loop moves on, down to the input, which needs none.
+    // With --time-limit the check may use the time the search left for
+    // ranking, but for a twentieth of the limit (at least 0.3 s) kept for
+    // lowering and writing; past that point no candidate after the first
+    // checked one is checked at all: the loop moves on, down to the input,
+    // which needs none.
     auto deadline = Clock::time_point::max();
     if (run.opt.timeLimitSeconds > 0)
       deadline = run.start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
-                                 run.opt.timeLimitSeconds - std::max(0.2, 0.1 * run.opt.timeLimitSeconds)));
+                                 run.opt.timeLimitSeconds - std::max(0.3, 0.05 * run.opt.timeLimitSeconds)));
     if (run.numericsChecked > 0 && Clock::now() >= deadline) {
       run.note(fmt::format("candidate {} skipped: no time is left for its numerics check", c.id));
       return false;  // not cached: it was not judged
@@ -220,7 +221,11 @@ bool passesNumerics(Run& run, size_t i) {
     ++run.numericsChecked;
     run.numericsOf[i] = run.numerics->check(c.graph, deadline);
     const NumericsVerdict& v = *run.numericsOf[i];
-    if (!v.passed) {
+    if (!v.passed && !v.checked) {
+      // Not judged (the time limit cut every magnitude it could compare):
+      // skipped, not counted as a rejection.
+      run.note(fmt::format("candidate {} skipped: {}", c.id, v.reason));
+    } else if (!v.passed) {
       ++run.rejectedNumerics;
       run.note(fmt::format("candidate {} rejected by the numerics check: {}", c.id, v.reason));
     } else if (run.opt.verbosity > 0) {

@@ -214,10 +214,22 @@ TEST_CASE("numerics: a magnitude where the input overflows is skipped, and past 
       skippedTop = m.skipped && m.skipReason.find("input") != std::string::npos;
   CHECK(skippedTop);
   NumericsVerdict late = check.check(g, std::chrono::steady_clock::now() - std::chrono::seconds(1));
-  CHECK(late.passed);
+  // The first magnitude is skipped by the input, the others by the deadline:
+  // nothing was compared, so the candidate is not judged and not passed.
+  CHECK_FALSE(late.checked);
+  CHECK_FALSE(late.passed);
+  CHECK(late.cutByTime);
   REQUIRE(late.magnitudes.size() >= 2);
   CHECK(late.magnitudes[0].skipReason != "time limit");  // the first always runs
   for (size_t m = 1; m < late.magnitudes.size(); ++m) CHECK(late.magnitudes[m].skipReason == "time limit");
+  // With the first magnitude compared, a deadline in the past still judges.
+  ir::Graph h = parseText("graph t {\n X = input f16[4, 64]\n Y = exp(mul(X, 0.5))\n output Y\n}");
+  NumericsCheck check2(h, 0, 1);
+  NumericsVerdict judged = check2.check(h, std::chrono::steady_clock::now() - std::chrono::seconds(1));
+  CHECK(judged.checked);
+  CHECK(judged.passed);
+  CHECK(judged.cutByTime);
+  CHECK_FALSE(judged.magnitudes[0].skipped);
 }
 
 TEST_CASE("numerics: relative error against the largest magnitude, infinite for inf or NaN", "[numerics]") {

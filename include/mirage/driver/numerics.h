@@ -77,6 +77,7 @@ struct NumericsVerdict {
   std::vector<MagnitudeOutcome> magnitudes;
   double largestError = 0;       // the candidate's, over the magnitudes compared
   double inputLargestError = 0;  // the input's, over the same magnitudes
+  bool cutByTime = false;        // some magnitude was skipped for the deadline
   double seconds = 0;
 };
 
@@ -89,11 +90,13 @@ class NumericsCheck {
  public:
   NumericsCheck(ir::Graph input, uint64_t seed, int threads);
 
-  // Magnitudes after the first that have not started by `deadline` are
-  // skipped (skipReason says so); the first always runs. A verdict with no
-  // magnitude compared (the input gives inf or NaN at each) has checked ==
-  // false and passed == true: there is nothing the candidate could be worse
-  // than.
+  // Without a deadline the magnitudes run in parallel. With one, the first
+  // always runs, alone; the others follow only while one more batch is
+  // expected to end by `deadline` (skipReason "time limit" for the rest). A
+  // verdict with no magnitude compared has checked == false, and passed ==
+  // true when the input gives inf or NaN at every magnitude (there is nothing
+  // the candidate could be worse than) but false when the time limit cut it
+  // (cutByTime: the candidate was not judged).
   NumericsVerdict check(const ir::Graph& candidate,
                         std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max());
 
