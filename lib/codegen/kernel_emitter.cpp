@@ -2,8 +2,13 @@
 //
 // Every body value gets a home:
 //  - a tile, a value a matmul reads, and a value read from more than one
-//    operand slot are materialized in shared memory (the program dtype when
-//    a matmul reads it, else f32);
+//    operand slot are materialized in shared memory. Tiles hold what the
+//    tensor holds (the program dtype); every other value is f32, as the
+//    contract says body values are, except a value that only matmuls read,
+//    which is stored rounded to the program dtype (that rounding is the
+//    matmul operand's). A value that a tensor-core matmul and something else
+//    both read gets a second buffer, its operand copy in the program dtype
+//    (written by the same statement), so that only the matmul sees it rounded;
 //  - an element-wise operator or transpose read from one slot is an inline
 //    expression, fused into the pass of its consumer;
 //  - an accumulator lives in shared memory as f32, or in registers across
@@ -64,6 +69,10 @@ struct ValueInfo {
   bool doubleBuffered = false;  // fmap tile: stages_ stages (2 unless the Hopper path), later ones in flight
   int64_t stageElems = 0;       // doubleBuffered: elements per stage
   int def = -1, last = -1;      // statement positions (lifetime)
+  // The buffer a matmul reads this value from: an operand copy rounded to
+  // the program dtype (an extra info_ entry) when the value itself is f32
+  // and a tensor-core matmul reads it; -1 otherwise.
+  int operandCopy = -1;
 };
 
 std::string sanitize(const std::string& name) {
@@ -163,6 +172,7 @@ class Emitter {
   int warps_ = 0;
   std::vector<ValueInfo> info_;
   std::vector<std::vector<int>> users_;  // per value: consuming op indices
+  std::vector<ValueId> copyOf_;          // info_[values + i] is the operand copy of copyOf_[i]
   std::set<std::string> fastPaths_;
   // Staged (doubleBuffered) fmap tiles: how many stages; with tma_ (the
   // opt-in Hopper path) they are filled by TMA bulk copies, one mbarrier per
@@ -179,6 +189,12 @@ class Emitter {
   size_t loopBegin_ = 0, loopEnd_ = 0;  // stmts_ [loopBegin_, loopEnd_) form the loop
 
   const ir::Shape& shape(ValueId v) const { return body_.value(v).shape; }
+  // The shape of buffer `index` of info_: a body value, or an operand copy
+  // (entries past the body's values) of one.
+  const ir::Shape& bufferShape(size_t index) const {
+    return index < body_.values.size() ? body_.values[index].shape
+                                       : body_.values[static_cast<size_t>(copyOf_[index - body_.values.size()])].shape;
+  }
   const ir::Op& producer(ValueId v) const { return body_.producer(v); }
   ValueInfo& info(ValueId v) { return info_[static_cast<size_t>(v)]; }
   int64_t loops() const { return cfg_.forloop; }
@@ -199,6 +215,22 @@ class Emitter {
     for (int u : users_[static_cast<size_t>(v)])
       if (body_.ops[static_cast<size_t>(u)].kind == OpKind::Matmul) return true;
     return false;
+  }
+
+  // Every reader of v is a matmul: then storing v rounded to the program
+  // dtype rounds exactly the matmul operands, as the contract asks.
+  bool onlyMatmulsRead(ValueId v) const {
+    const auto& users = users_[static_cast<size_t>(v)];
+    if (users.empty()) return false;
+    for (int u : users)
+      if (body_.ops[static_cast<size_t>(u)].kind != OpKind::Matmul) return false;
+    return true;
+  }
+
+  // The buffer a matmul reads operand v from (its operand copy, if any).
+  ValueInfo& operandInfo(ValueId v) {
+    int c = info(v).operandCopy;
+    return c >= 0 ? info_[static_cast<size_t>(c)] : info(v);
   }
 
   void assignHomes() {
@@ -229,14 +261,14 @@ class Emitter {
         case OpKind::ReduceMean:
         case OpKind::ReduceMax:
           vi.home = singleAccum ? Home::IntoAccum : Home::Shared;
-          vi.f32 = !consumedByMatmul(v);
+          vi.f32 = !onlyMatmulsRead(v);
           break;
         default:  // element-wise operators and transpose
           if (rawUses(v) == 1 && !consumedByMatmul(v)) {
             vi.home = Home::Inline;
           } else {
             vi.home = Home::Shared;
-            vi.f32 = !consumedByMatmul(v) || !lowPrecision();
+            vi.f32 = !onlyMatmulsRead(v);
           }
       }
       if (vi.home == Home::Shared && !lowPrecision()) vi.f32 = true;
@@ -248,6 +280,9 @@ class Emitter {
     }
     // Tensor-core matmuls: both operands in shared memory in the program
     // dtype (f16/bf16), n and k multiples of the m16n8k16 fragment (any m).
+    // An operand held in f32 (because something else reads it too) gets an
+    // operand copy in the program dtype; an accumulator does not (it is
+    // written across the loop), so a matmul of one takes the simple path.
     for (const ir::Op& op : body_.ops) {
       if (op.kind != OpKind::Matmul || !opt_.fastPaths || !lowPrecision() || warps_ == 0) continue;
       const Shape& sa = shape(op.inputs[0]);
@@ -255,7 +290,21 @@ class Emitter {
       int64_t k = sa.back(), n = sb.back();  // any m: rows past it are zero padding
       if (n % 8 || k % 16) continue;
       if (info(op.inputs[0]).home != Home::Shared || info(op.inputs[1]).home != Home::Shared) continue;
-      if (info(op.inputs[0]).f32 || info(op.inputs[1]).f32) continue;
+      bool operandsFit = true;
+      for (ValueId in : op.inputs)
+        if (info(in).f32 && producer(in).kind == OpKind::Accum) operandsFit = false;
+      if (!operandsFit) continue;
+      for (ValueId in : op.inputs) {
+        if (!info(in).f32 || info(in).operandCopy >= 0) continue;
+        info(in).operandCopy = static_cast<int>(info_.size());
+        copyOf_.push_back(in);
+        ValueInfo copy;
+        copy.home = Home::Shared;
+        copy.f32 = false;
+        copy.var = "op_" + info(in).var;  // no shared buffer's name starts so
+        info_.push_back(copy);
+        fastPaths_.insert("f16/bf16 operand copies for tensor cores");
+      }
       ValueInfo& vi = info(op.results[0]);
       vi.mma = true;
       fastPaths_.insert("mma.sync.m16n8k16");
@@ -289,17 +338,22 @@ class Emitter {
     // Strides; rows of tensor-core operands are padded by 16 bytes when they
     // are a multiple of 128 bytes, so that the 8 rows a fragment load touches
     // fall into different banks.
-    for (size_t v = 0; v < body_.values.size(); ++v) {
+    for (size_t v = 0; v < info_.size(); ++v) {
       ValueInfo& vi = info_[v];
       if (vi.home != Home::Shared) continue;
-      const Shape& s = body_.values[v].shape;
+      const Shape& s = bufferShape(v);
       int elem = vi.f32 ? 4 : ir::dtypeBytes(dtype_);
       int64_t pitch = s.back();
+      // A tensor-core operand: a buffer matmuls read from, the value's own
+      // unless it has an operand copy.
+      bool isCopy = v >= body_.values.size();
       bool mmaOperand = false;
-      for (int u : users_[v]) {
-        const ir::Op& user = body_.ops[static_cast<size_t>(u)];
-        if (user.kind == OpKind::Matmul && info(user.results[0]).mma) mmaOperand = true;
-      }
+      size_t reader = isCopy ? static_cast<size_t>(copyOf_[v - body_.values.size()]) : v;
+      if (isCopy || vi.operandCopy < 0)
+        for (int u : users_[reader]) {
+          const ir::Op& user = body_.ops[static_cast<size_t>(u)];
+          if (user.kind == OpKind::Matmul && info(user.results[0]).mma) mmaOperand = true;
+        }
       if (mmaOperand && s.size() >= 2 && (pitch * elem) % 128 == 0) pitch += 16 / elem;
       vi.strides.assign(s.size(), 1);
       int64_t stride = pitch;
@@ -466,10 +520,17 @@ class Emitter {
       }
       std::set<ValueId> reads;
       if (op.kind != OpKind::Tile)
-        for (ValueId in : op.inputs) sharedLeaves(in, reads);
+        for (ValueId in : op.inputs) {
+          // A matmul reads an operand copy instead of the value.
+          if (op.kind == OpKind::Matmul && info(in).operandCopy >= 0)
+            reads.insert(static_cast<ValueId>(info(in).operandCopy));
+          else
+            sharedLeaves(in, reads);
+        }
       for (ValueId r : reads) touch(r, pos);
       if (!op.results.empty()) {
         ValueId v = op.results[0];
+        if (info(v).operandCopy >= 0) touch(static_cast<ValueId>(info(v).operandCopy), pos);
         if (info(v).home == Home::IntoAccum) {
           ValueId acc = accumOf(v);
           if (!info(acc).registerAccum) touch(acc, pos);
@@ -613,7 +674,27 @@ class Emitter {
                    : fmt::format("{0} += {1};", ref, x);
     }
     std::string ref = fmt::format("{}[{}]", vi.var, offsetOf(vi, c));
+    if (vi.operandCopy >= 0) {
+      // The f32 value, and its copy rounded for the tensor cores.
+      const ValueInfo& ci = info_[static_cast<size_t>(vi.operandCopy)];
+      return fmt::format("{{ const float mg_w = {}; {} = mg_w; mg_store(&{}[{}], mg_w); }}", x, ref, ci.var,
+                         offsetOf(ci, c));
+    }
     return vi.f32 ? fmt::format("{} = {};", ref, x) : fmt::format("mg_store(&{}, {});", ref, x);
+  }
+
+  // Operand v of a matmul at coordinates c, rounded to the program dtype as
+  // the contract says (tensor cores multiply f16/bf16): read from its copy,
+  // or from a buffer already in the dtype, or rounded here.
+  std::string matmulOperand(ValueId v, const std::vector<std::string>& c) {
+    const ValueInfo& vi = info(v);
+    if (vi.operandCopy >= 0) {
+      const ValueInfo& ci = info_[static_cast<size_t>(vi.operandCopy)];
+      return fmt::format("mg_f32({}[{}])", ci.var, offsetOf(ci, c));
+    }
+    std::string x = expr(v, c);
+    if (!lowPrecision() || (vi.home == Home::Shared && !vi.f32)) return x;
+    return fmt::format("mg_f32({}({}))", dtype_ == ir::DType::F16 ? "__float2half_rn" : "__float2bfloat16_rn", x);
   }
 
   // ---- statements ----------------------------------------------------------
@@ -836,8 +917,8 @@ class Emitter {
         "    // {} = matmul{} (k = {}), one output element per thread\n"
         "    for (int o = threadIdx.x; o < {}; o += {}) {{\n      {}\n      float r = 0.0f;\n"
         "      for (int kk = 0; kk < {}; ++kk) r += {} * {};\n      {}\n    }}\n",
-        info(v).var, ir::shapeToString(so), k, ir::numElements(so), threads_, decl, k, expr(a, ca),
-        expr(b, cb), write(v, c, "r"));
+        info(v).var, ir::shapeToString(so), k, ir::numElements(so), threads_, decl, k, matmulOperand(a, ca),
+        matmulOperand(b, cb), write(v, c, "r"));
   }
 
   // The tensor-core matmul of one warp tile: m16 x n8, accumulating the
@@ -853,8 +934,8 @@ class Emitter {
       return m % 16 == 0 ? std::string() : fmt::format("tm * 16 + {} < {} ? ", row, m);
     };
     auto rowElse = [&]() { return m % 16 == 0 ? std::string() : std::string(" : 0u"); };
-    const ValueInfo& ai = info(a);
-    const ValueInfo& bi = info(b);
+    const ValueInfo& ai = operandInfo(a);
+    const ValueInfo& bi = operandInfo(b);
     int64_t pa = ai.strides[ai.strides.size() - 2], pb = bi.strides[bi.strides.size() - 2];
     Shape batchShape(so.begin(), so.end() - 2);
     std::string decl;
@@ -1067,7 +1148,7 @@ class Emitter {
       if (vi.home != Home::Shared || vi.def < 0) continue;
       std::string ty = vi.f32 ? "float" : t;
       src += fmt::format("  {0}* {5}{1} = reinterpret_cast<{0}*>(mg_smem + {2});  // {3}{6}, bytes [{2}, {4})\n", ty,
-                         vi.var, vi.offset, ir::shapeToString(body_.values[v].shape), vi.offset + vi.bytes,
+                         vi.var, vi.offset, ir::shapeToString(bufferShape(v)), vi.offset + vi.bytes,
                          vi.doubleBuffered ? "st_" : "", vi.doubleBuffered ? fmt::format(" x {} stages", stages_) : "");
     }
     if (tma_)
