@@ -3,6 +3,7 @@
 // block, ops run serially on tiles.
 #include "kernel_eval.h"
 
+#include <algorithm>
 #include <atomic>
 #include <stdexcept>
 
@@ -77,7 +78,8 @@ void allocate(FTensor& t, const ir::Shape& shape, Lanes l) {
 
 bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<FTensorPtr>& args,
                     const std::vector<char>& resultNeed, const Trial& trial, ThreadPool* pool,
-                    std::vector<std::shared_ptr<FTensor>>& results) {
+                    std::vector<std::shared_ptr<FTensor>>& results,
+                    const std::vector<int>* watchSlots, std::vector<std::vector<u64>>* watched) {
   const ir::Graph& body = *kernel.body;
   const ir::KernelConfig& cfg = kernel.config;
   std::vector<char> need = residueDemand(body, resultNeed);
@@ -90,6 +92,23 @@ bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<
     for (ValueId in : op.inputs) a = a || after[static_cast<size_t>(in)];
     for (ValueId r : op.results) after[static_cast<size_t>(r)] = a;
   }
+  // Watched values: one instance per block, and per iteration in the loop.
+  const int64_t blockCount = cfg.grid[0] * cfg.grid[1] * cfg.grid[2];
+  if (watchSlots)
+    for (size_t v = 0; v < body.values.size(); ++v) {
+      int slot = (*watchSlots)[v];
+      if (slot < 0) continue;
+      int64_t n = ir::numElements(body.values[v].shape) * blockCount * (after[v] ? 1 : cfg.forloop);
+      (*watched)[static_cast<size_t>(slot)].assign(static_cast<size_t>(n), 0);
+    }
+  auto record = [&](ValueId v, int64_t b, int64_t it, const FTensor& t) {
+    if (!watchSlots) return;
+    int slot = (*watchSlots)[static_cast<size_t>(v)];
+    if (slot < 0) return;
+    int64_t instance = after[static_cast<size_t>(v)] ? b : b * cfg.forloop + it;
+    std::copy(t.p.begin(), t.p.end(),
+              (*watched)[static_cast<size_t>(slot)].begin() + instance * static_cast<int64_t>(t.p.size()));
+  };
   std::vector<int> argIndex(body.values.size(), -1);
   for (size_t k = 0; k < body.inputs.size(); ++k) argIndex[static_cast<size_t>(body.inputs[k])] = static_cast<int>(k);
 
@@ -108,12 +127,12 @@ bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<
                g.value(kernel.results[static_cast<size_t>(op.resultIndex)]).shape,
                lanes[static_cast<size_t>(op.inputs[0])]);
 
-  const int64_t gx = cfg.grid[0], gy = cfg.grid[1], gz = cfg.grid[2];
+  const int64_t gx = cfg.grid[0], gy = cfg.grid[1];
   std::atomic<bool> zeroDivisor{false};
   // Many blocks: blocks in parallel, ops serial. Fewer blocks than threads
   // (a one-block kernel with a long for-loop, say): blocks in turn, each op
   // parallel inside.
-  const int64_t blocks = gx * gy * gz;
+  const int64_t blocks = blockCount;
   const int threads = pool ? pool->threads() : 1;
   ThreadPool* blockPool = blocks >= 2 * threads ? pool : nullptr;
   ThreadPool* opPool = blockPool ? nullptr : pool;
@@ -170,6 +189,7 @@ bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<
             if (op.fmap >= 0) off[static_cast<size_t>(op.fmap)] += it * tile[static_cast<size_t>(op.fmap)];
             allocate(out, tile, lanes[static_cast<size_t>(res)]);
             copyBox(arg, off, out, std::vector<int64_t>(tile.size(), 0), tile);
+            record(res, b, it, out);
             continue;
           }
           ins.clear();
@@ -178,6 +198,7 @@ bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<
             zeroDivisor = true;
             return;
           }
+          record(res, b, it, out);
         }
       }
       // After the loop: finish the accumulators, run the ops that depend on
@@ -189,6 +210,7 @@ bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<
             acc.shape = body.value(op.results[0]).shape;
             finishMaximum(acc, trial, need[static_cast<size_t>(op.results[0])]);
           }
+          record(op.results[0], b, 0, vals[static_cast<size_t>(op.results[0])]);
           continue;
         }
         if (op.kind == OpKind::Save) {
@@ -212,6 +234,7 @@ bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<
           zeroDivisor = true;
           return;
         }
+        record(res, b, 0, vals[static_cast<size_t>(res)]);
       }
     }
   });
