@@ -106,6 +106,34 @@ void accumulate(Tensor& acc, const Tensor& x, ir::AccumOp op, int64_t iter) {
   }
 }
 
+// accum(x, rescale=m) in iteration iter > 0: what the accumulator holds is
+// multiplied by exp(m[iter-1] - m[iter]) before x is added, so that after the
+// loop it holds sum_i x[i] * exp(m[i] - m[F-1]). All in f32, in the order the
+// generated code uses: the factor, the product, then the sum.
+void accumulateRescaled(Tensor& acc, const Tensor& x, const Tensor& mPrev, const Tensor& mCur, int64_t iter) {
+  if (iter == 0) {
+    acc = x;
+    return;
+  }
+  Tensor factor = detail::unaryOp(OpKind::Exp, detail::binaryOp(OpKind::Sub, mPrev, mCur));
+  Tensor scaled = detail::binaryOp(OpKind::Mul, acc, factor);
+  if (scaled.shape != x.shape) internalError("rescaled accum changes shape between iterations");
+  for (size_t i = 0; i < x.data.size(); ++i) scaled.data[i] += x.data[i];
+  acc = std::move(scaled);
+}
+
+// scan(t, op=max): iteration 0's t, then the element-wise maximum with each
+// later iteration's (NaN propagates, as reduce_max does).
+void scanMax(Tensor& running, const Tensor& t, int64_t iter) {
+  if (iter == 0) {
+    running = t;
+    return;
+  }
+  if (running.shape != t.shape) internalError("scan operand changes shape between iterations");
+  for (size_t i = 0; i < t.data.size(); ++i)
+    if (t.data[i] > running.data[i] || std::isnan(t.data[i])) running.data[i] = t.data[i];
+}
+
 Tensor applyWithOperands(const ir::Op& op, const std::vector<Tensor>& vals) {
   const Tensor* operands[2] = {nullptr, nullptr};
   if (op.inputs.size() > 2) internalError("operator with more than two operands");
@@ -114,6 +142,18 @@ Tensor applyWithOperands(const ir::Op& op, const std::vector<Tensor>& vals) {
     if (operands[i]->data.empty()) internalError("operand used before it is computed");
   }
   return detail::applyOp(op, operands);
+}
+
+// An operator inside a kernel body: values are f32, except that a matmul's
+// two operands are rounded to the program's dtype first (tensor cores
+// multiply f16 or bf16), as the language's precision rule states.
+Tensor applyInBody(const ir::Op& op, const std::vector<Tensor>& vals, ir::DType dtype) {
+  if (op.kind != OpKind::Matmul || dtype == ir::DType::F32) return applyWithOperands(op, vals);
+  Tensor a = vals[at(op.inputs[0])], b = vals[at(op.inputs[1])];
+  if (a.data.empty() || b.data.empty()) internalError("operand used before it is computed");
+  roundInPlace(a.data.data(), a.size(), dtype);
+  roundInPlace(b.data.data(), b.size(), dtype);
+  return detail::matmul(a, b);
 }
 
 }  // namespace
@@ -154,6 +194,8 @@ std::vector<Tensor> evaluateKernel(const ir::Op& kernel, const std::vector<const
   for (const Shape& s : resultShapes) results.emplace_back(s);
   std::vector<Tensor> vals(body.values.size());
   for (const ir::Op* op : constOps) vals[at(op->results[0])] = scalar(op->scalar);
+  // Each scan's value in the previous iteration, for the accums it rescales.
+  std::vector<Tensor> scanPrev(body.values.size());
 
   std::array<int64_t, 3> block{};
   for (block[2] = 0; block[2] < cfg.grid[2]; ++block[2])
@@ -169,10 +211,18 @@ std::vector<Tensor> evaluateKernel(const ir::Op& kernel, const std::vector<const
                 break;
               }
               case OpKind::Accum:
-                accumulate(vals[at(op->results[0])], vals[at(op->inputs[0])], op->accumOp, iter);
+                if (ir::isRescaledAccum(*op))
+                  accumulateRescaled(vals[at(op->results[0])], vals[at(op->inputs[0])],
+                                     scanPrev[at(op->inputs[1])], vals[at(op->inputs[1])], iter);
+                else
+                  accumulate(vals[at(op->results[0])], vals[at(op->inputs[0])], op->accumOp, iter);
+                break;
+              case OpKind::Scan:
+                if (iter > 0) scanPrev[at(op->results[0])] = vals[at(op->results[0])];
+                scanMax(vals[at(op->results[0])], vals[at(op->inputs[0])], iter);
                 break;
               case OpKind::Save: internalError("save of a value computed in the for-loop");
-              default: vals[at(op->results[0])] = applyWithOperands(*op, vals);
+              default: vals[at(op->results[0])] = applyInBody(*op, vals, dtype);
             }
           }
         }
@@ -186,11 +236,11 @@ std::vector<Tensor> evaluateKernel(const ir::Op& kernel, const std::vector<const
             for (int g = 0; g < 3; ++g)
               if (op->omap[g] >= 0) expect[at(op->omap[g])] *= cfg.grid[static_cast<size_t>(g)];
             if (expect != result.shape) internalError("saved tile does not fit the kernel result");
-            saveTile(result, tile, op->omap, block, dtype);
-          } else if (op->kind == OpKind::Tile) {
-            internalError("tile after the for-loop");
+            saveTile(result, tile, op->omap, block, op->saveF32 ? ir::DType::F32 : dtype);
+          } else if (op->kind == OpKind::Tile || op->kind == OpKind::Scan) {
+            internalError(fmt::format("{} after the for-loop", ir::opName(op->kind)));
           } else {
-            vals[at(op->results[0])] = applyWithOperands(*op, vals);
+            vals[at(op->results[0])] = applyInBody(*op, vals, dtype);
           }
         }
       }
@@ -237,6 +287,7 @@ std::vector<Tensor> evaluate(const ir::Graph& g, const std::vector<Tensor>& inpu
       }
       case OpKind::Tile:
       case OpKind::Accum:
+      case OpKind::Scan:
       case OpKind::Save: internalError("block-level operator at program level");
       default: {
         Tensor t = applyWithOperands(op, vals);

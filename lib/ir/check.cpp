@@ -30,7 +30,9 @@ Error normalizeInPlace(int& dim, int rank, const char* what) {
   return {};
 }
 
-bool isBodyOnly(OpKind k) { return k == OpKind::Tile || k == OpKind::Accum || k == OpKind::Save; }
+bool isBodyOnly(OpKind k) {
+  return k == OpKind::Tile || k == OpKind::Accum || k == OpKind::Scan || k == OpKind::Save;
+}
 
 Error inferMatmul(const Shape& a, const Shape& b, Shape& out) {
   if (a.size() < 2 || b.size() < 2)
@@ -133,6 +135,7 @@ Error addOp(Graph& g, Op op, const KernelConfig* kernel, ValueId* result, const 
   auto isArgument = [&](size_t i) { return g.producer(op.inputs[i]).kind == OpKind::Input; };
   size_t arity = 1;
   if (isElementwiseBinary(op.kind) || op.kind == OpKind::Matmul) arity = 2;
+  if (op.kind == OpKind::Accum && op.inputs.size() == 2) arity = 2;  // accum(x, rescale=m)
   if (op.inputs.size() != arity)
     return fmt::format("'{}' takes {} operand{}, got {}", opName(op.kind), arity,
                        arity == 1 ? "" : "s", op.inputs.size());
@@ -159,8 +162,9 @@ Error addOp(Graph& g, Op op, const KernelConfig* kernel, ValueId* result, const 
                            opName(op.kind));
       phase = p;
     }
-    if (op.kind == OpKind::Accum && phase == 1)
-      return "accum takes a value computed in the for-loop, not one that already depends on an accum";
+    if ((op.kind == OpKind::Accum || op.kind == OpKind::Scan) && phase == 1)
+      return fmt::format("{} takes a value computed in the for-loop, not one that already depends on an accum",
+                         opName(op.kind));
     if (op.kind == OpKind::Save && phase != 1)
       return "save takes a value that depends on an accum";
   }
@@ -237,7 +241,23 @@ Error addOp(Graph& g, Op op, const KernelConfig* kernel, ValueId* result, const 
       out = tileShape(full, op.imap, op.fmap, *kernel);
       break;
     }
-    case OpKind::Accum: out = shapeOf(0); break;
+    case OpKind::Accum:
+      out = shapeOf(0);
+      if (isRescaledAccum(op)) {
+        if (g.producer(op.inputs[1]).kind != OpKind::Scan)
+          return "accum's rescale takes a scan(..., op=max) of the same body";
+        if (op.accumOp != AccumOp::Sum)
+          return "rescale applies to sums only (accum(x, op=max, rescale=m) is not allowed)";
+        Shape joined;
+        if (!broadcastShapes(shapeOf(1), out, joined).empty() || joined != out)
+          return fmt::format("accum's rescale {} does not broadcast to the accumulated shape {}",
+                             shapeToString(shapeOf(1)), shapeToString(out));
+      }
+      break;
+    case OpKind::Scan:
+      if (op.accumOp != AccumOp::Max) return "scan takes op=max (the only kind of scan)";
+      out = shapeOf(0);
+      break;
     case OpKind::Save: {
       const Shape& t = shapeOf(0);
       int rank = static_cast<int>(t.size());
@@ -297,6 +317,7 @@ Error addKernel(Graph& g, Op op, int numResults, const std::vector<std::string>&
 
   std::vector<Shape> shapes(static_cast<size_t>(numResults));
   std::vector<int> saves(static_cast<size_t>(numResults), 0);
+  std::vector<char> keepF32(static_cast<size_t>(numResults), 0);
   for (const Op& s : body.ops) {
     if (s.kind != OpKind::Save) continue;
     if (s.resultIndex < 0 || s.resultIndex >= numResults) return "internal: save of an unknown result";
@@ -310,6 +331,7 @@ Error addKernel(Graph& g, Op op, int numResults, const std::vector<std::string>&
       if (s.omap[gd] >= 0) shape[static_cast<size_t>(s.omap[gd])] *= k.grid[static_cast<size_t>(gd)];
     if (Error e = checkLimits(shape); !e.empty()) return fmt::format("result '{}': {}", rname, e);
     shapes[static_cast<size_t>(s.resultIndex)] = shape;
+    keepF32[static_cast<size_t>(s.resultIndex)] = s.saveF32;
   }
   for (int r = 0; r < numResults; ++r)
     if (saves[static_cast<size_t>(r)] == 0)
@@ -319,6 +341,15 @@ Error addKernel(Graph& g, Op op, int numResults, const std::vector<std::string>&
   op.results.clear();
   int index = g.appendOp(std::move(op), shapes, resultNames);
   *results = g.ops[static_cast<size_t>(index)].results;
+  for (size_t r = 0; r < results->size(); ++r) g.values[static_cast<size_t>((*results)[r])].keepF32 = keepF32[r];
+  return {};
+}
+
+Error checkOutput(const Graph& g, ValueId v) {
+  if (g.value(v).keepF32)
+    return fmt::format("'{}' is saved with dtype=f32, which is allowed only for a kernel result that is "
+                       "not an output of the program",
+                       g.value(v).name);
   return {};
 }
 
@@ -393,7 +424,10 @@ Error recheck(const Graph& src, const KernelConfig* kernel, Graph& dst) {
 Error checkProgram(const Graph& g) {
   if (g.outputs.empty()) return "a program has at least one output";
   Graph scratch;
-  return recheck(g, nullptr, scratch);
+  if (Error e = recheck(g, nullptr, scratch); !e.empty()) return e;
+  for (ValueId out : g.outputs)
+    if (Error e = checkOutput(g, out); !e.empty()) return e;
+  return {};
 }
 
 }  // namespace mirage::ir

@@ -81,7 +81,8 @@ class Comparer {
       case OpKind::Transpose: return x.dim == y.dim && x.dim1 == y.dim1;
       case OpKind::Tile: return x.imap == y.imap && x.fmap == y.fmap;
       case OpKind::Accum: return x.accumOp == y.accumOp;
-      case OpKind::Save: return x.omap == y.omap && x.resultIndex == y.resultIndex;
+      case OpKind::Scan: return x.accumOp == y.accumOp;
+      case OpKind::Save: return x.omap == y.omap && x.resultIndex == y.resultIndex && x.saveF32 == y.saveF32;
       case OpKind::Kernel:
         return x.config.grid == y.config.grid && x.config.forloop == y.config.forloop &&
                x.config.block == y.config.block;

@@ -54,6 +54,7 @@ std::string_view opName(OpKind k) {
     case OpKind::Kernel: return "kernel";
     case OpKind::Tile: return "tile";
     case OpKind::Accum: return "accum";
+    case OpKind::Scan: return "scan";
     case OpKind::Save: return "save";
   }
   return "?";
@@ -117,6 +118,8 @@ int Graph::appendOp(Op op, const std::vector<Shape>& resultShapes,
   ops.push_back(std::move(op));
   return index;
 }
+
+DType storageDType(const Graph& g, ValueId v) { return g.value(v).keepF32 ? DType::F32 : g.dtype; }
 
 int countKernels(const Graph& g) {
   int n = 0;

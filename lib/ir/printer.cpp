@@ -126,12 +126,15 @@ class Printer {
           std::string text = fmt::format("save({}, {}", arg(0),
                                          outer->second.at(static_cast<size_t>(op.resultIndex)));
           if (!emptyMap(op.omap)) text += ", omap=" + mapText(op.omap);
+          if (op.saveF32) text += ", dtype=f32";
           out_ += fmt::format("{}{})\n", indent, text);
           break;
         }
         default: {
           std::string call = fmt::format("{}(", opName(op.kind));
-          for (size_t i = 0; i < op.inputs.size(); ++i) call += (i ? ", " : "") + arg(i);
+          // accum(x, rescale=m) names its second input with a keyword.
+          size_t positional = ir::isRescaledAccum(op) ? 1 : op.inputs.size();
+          for (size_t i = 0; i < positional; ++i) call += (i ? ", " : "") + arg(i);
           switch (op.kind) {
             case OpKind::ReduceSum:
             case OpKind::ReduceMean:
@@ -146,7 +149,9 @@ class Printer {
               break;
             case OpKind::Accum:
               if (op.accumOp == AccumOp::Max) call += ", op=max";
+              if (ir::isRescaledAccum(op)) call += ", rescale=" + arg(1);
               break;
+            case OpKind::Scan: call += ", op=max"; break;
             default: break;
           }
           call += ")";

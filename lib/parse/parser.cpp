@@ -83,8 +83,9 @@ const std::vector<OperatorSpec>& operatorSpecs() {
       {"rms_norm", 1, {"dim", "eps"}, {}},
       {"softmax", 1, {"dim"}, {}},
       {"tile", 1, {"imap", "fmap"}, {}},
-      {"accum", 1, {"op"}, {}},
-      {"save", 2, {"omap"}, {}},
+      {"accum", 1, {"op", "rescale"}, {}},
+      {"scan", 1, {"op"}, {"op"}},
+      {"save", 2, {"omap", "dtype"}, {}},
   };
   return specs;
 }
@@ -109,8 +110,8 @@ bool isZeroLiteral(std::string_view text) {
 // Words that appear before '=' without binding a tensor: keyword arguments
 // and kernel attributes.
 bool isArgumentKeyword(std::string_view w) {
-  for (std::string_view k : {"dim", "size", "dim0", "dim1", "eps", "op", "imap", "fmap", "omap",
-                             "grid", "forloop", "block"})
+  for (std::string_view k : {"dim", "size", "dim0", "dim1", "eps", "op", "rescale", "dtype", "imap",
+                             "fmap", "omap", "grid", "forloop", "block"})
     if (w == k) return true;
   return false;
 }
@@ -539,6 +540,12 @@ class Parser {
       }
       const Token& t = advance();
       ValueId v = resolveName(t);
+      if (v != kNoValue) {
+        if (ir::Error e = ir::checkOutput(g_, v); !e.empty()) {
+          error(t.loc, e);
+          v = kNoValue;
+        }
+      }
       if (v != kNoValue) {
         bool dup = false;
         for (ValueId o : g_.outputs) dup = dup || o == v;
@@ -1091,7 +1098,7 @@ class Parser {
       return kNoValue;
     }
     if (!checkKeywords(*spec, opTok, kws)) return kNoValue;
-    if ((name == "tile" || name == "accum" || name == "save") && !body_) {
+    if ((name == "tile" || name == "accum" || name == "scan" || name == "save") && !body_) {
       error(loc, fmt::format("'{}' is only allowed inside a kernel body", name));
       return kNoValue;
     }
@@ -1155,6 +1162,27 @@ class Parser {
           return kNoValue;
         }
       }
+      if (const KwArg* r = findKw(kws, "rescale")) {
+        if (r->value->kind != TokenKind::Ident) {
+          error(r->value->loc, fmt::format("'rescale' takes the name of a scan, found {}", describe(*r->value)));
+          return kNoValue;
+        }
+        ValueId m = resolveName(*r->value);
+        if (m == kNoValue) return kNoValue;
+        if (cur().producer(m).kind != OpKind::Scan) {
+          error(r->value->loc, fmt::format("'rescale' takes a scan(..., op=max) of this body, but '{}' is not one",
+                                           r->value->text));
+          return kNoValue;
+        }
+        op.inputs.push_back(m);
+      }
+    } else if (*kind == OpKind::Scan) {
+      const KwArg* a = findKw(kws, "op");
+      if (a->value->text != "max") {
+        error(a->value->loc, fmt::format("scan op is 'max' (the only kind of scan), found {}", describe(*a->value)));
+        return kNoValue;
+      }
+      op.accumOp = AccumOp::Max;
     }
     return build(std::move(op), loc);
   }
@@ -1251,6 +1279,15 @@ class Parser {
     op.inputs = {t};
     op.resultIndex = index;
     if (!mapArg(findKw(kws, "omap"), rank, op.omap, "omap")) return kNoValue;
+    if (const KwArg* d = findKw(kws, "dtype")) {
+      if (d->value->text != "f32") {
+        error(d->value->loc, fmt::format("save's dtype is f32 (the only dtype a result may have besides "
+                                         "the program's), found {}",
+                                         describe(*d->value)));
+        return kNoValue;
+      }
+      op.saveF32 = true;
+    }
     build(std::move(op), opTok.loc);
     return kNoValue;
   }

@@ -49,6 +49,10 @@ ValueId addConst(Graph& g, const std::string& text, SourceLoc loc = {});
 Error addKernel(Graph& g, Op op, int numResults, const std::vector<std::string>& resultNames,
                 std::vector<ValueId>* results);
 
+// The rule on program outputs beyond their existence: a kernel result saved
+// with dtype=f32 cannot be one.
+Error checkOutput(const Graph& g, ValueId v);
+
 // Whole-graph check of a program: at least one output, every value's shape
 // within limits, every kernel legal. Used on graphs that were not built
 // through the functions above (for example, read back from a cache).

@@ -62,8 +62,9 @@ enum class OpKind {
   Kernel,  // custom kernel: inputs are its arguments, results its results
   // Block level only.
   Tile,   // input: a body Input (kernel argument); imap, fmap
-  Accum,  // accumOp
-  Save,   // input: the saved tile; resultIndex, omap; no results
+  Accum,  // accumOp; inputs {x} or {x, m}: accum(x, rescale=m), m a Scan
+  Scan,   // accumOp (Max): the running maximum over the iterations so far
+  Save,   // input: the saved tile; resultIndex, omap, saveF32; no results
 };
 std::string_view opName(OpKind k);  // the `.mg` spelling: "matmul", "reduce_sum", ...
 // Inverse of opName for the operators a program may call by name (the
@@ -103,6 +104,9 @@ struct Value {
   int op = -1;       // index of the producing Op in Graph::ops
   int resultIndex = 0;
   SourceLoc loc;
+  // A kernel result saved with `dtype=f32`: stored in f32 rather than the
+  // program's dtype (see storageDType).
+  bool keepF32 = false;
 };
 
 struct Op {
@@ -122,6 +126,7 @@ struct Op {
   int fmap = -1;            // Tile: tensor dim split across the for-loop, or -1
   DimMap omap = kEmptyMap;  // Save
   int resultIndex = 0;      // Save: which kernel result it writes
+  bool saveF32 = false;     // Save: `dtype=f32`, the result is kept in f32
   KernelConfig config;      // Kernel
   std::shared_ptr<const Graph> body;  // Kernel
 };
@@ -144,6 +149,13 @@ struct Graph {
   int appendOp(Op op, const std::vector<Shape>& resultShapes,
                const std::vector<std::string>& resultNames = {});
 };
+
+// The dtype a stored tensor of g has: f32 for a kernel result saved with
+// `dtype=f32`, else the program's dtype.
+DType storageDType(const Graph& g, ValueId v);
+
+// True for accum(x, rescale=m): its second input is the scan m.
+inline bool isRescaledAccum(const Op& op) { return op.kind == OpKind::Accum && op.inputs.size() == 2; }
 
 // Number of program-level kernel launches: custom kernels and pre-defined
 // operators each count one; inputs and constants count none.
