@@ -118,8 +118,18 @@ struct Analyzer {
           break;
         case OpKind::Transpose:
         case OpKind::Tile: out = at(op.inputs[0]); break;
+        case OpKind::Scan:
+          // A multiset hash per element and iteration, and a max value.
+          stats.applications += times * (count(op.inputs[0]) + count(op.results[0]));
+          out = {1, 0};
+          break;
         case OpKind::Accum:
-          if (op.accumOp == ir::AccumOp::Max) {
+          if (ir::isRescaledAccum(op)) {
+            // sum_i x_i exp(m_i) exp(-M): two exp factors per term.
+            Deg x = at(op.inputs[0]);
+            stats.applications += times * count(op.inputs[1]) + blocks * count(op.inputs[1]);
+            out = sumOf({x.n + 2, x.d}, forloop);
+          } else if (op.accumOp == ir::AccumOp::Max) {
             stats.applications += times * count(op.inputs[0]) + blocks * count(op.results[0]);
             out = {1, 0};
           } else {

@@ -150,10 +150,12 @@ struct Analysis {
           s = sumSigns(at(op.inputs[0]), static_cast<double>(a[static_cast<size_t>(op.dim)]));
           break;
         }
-        case OpKind::ReduceMax: s = at(op.inputs[0]); break;  // the maximum is one of the values
+        case OpKind::ReduceMax:
+        case OpKind::Scan: s = at(op.inputs[0]); break;  // the maximum is one of the values
         case OpKind::Transpose:
         case OpKind::Tile: s = at(op.inputs[0]); break;
         case OpKind::Accum:
+          // A rescaled sum multiplies each term by an exp (positive).
           s = op.accumOp == ir::AccumOp::Max ? at(op.inputs[0])
                                              : sumSigns(at(op.inputs[0]), static_cast<double>(forloop));
           break;
@@ -279,7 +281,8 @@ struct Builder {
       case OpKind::ReduceSum:
       case OpKind::ReduceMean:
       case OpKind::ReduceMax:
-      case OpKind::Accum: return {{in(0), Cond::NonNeg}};
+      case OpKind::Scan:
+      case OpKind::Accum: return {{in(0), Cond::NonNeg}};  // a rescale multiplies by positives
       default: return {};
     }
   }
@@ -383,6 +386,7 @@ std::optional<DomainRule> domainRule(ir::OpKind kind) {
     case OpKind::Kernel:
     case OpKind::Tile:
     case OpKind::Accum:
+    case OpKind::Scan:
     case OpKind::Save: return std::nullopt;
   }
   return std::nullopt;

@@ -50,8 +50,14 @@ std::vector<Lanes> bodyLanes(const ir::Graph& body, const std::vector<FTensorPtr
       case OpKind::Silu:
       case OpKind::Gelu:
       case OpKind::Relu: l = {true, false}; break;
-      case OpKind::ReduceMax: l = {true, true}; break;
+      case OpKind::ReduceMax:
+      case OpKind::Scan: l = {true, true}; break;
       case OpKind::Accum:
+        // A rescaled sum is a sum of products with exponentials: no residue.
+        if (ir::isRescaledAccum(op)) {
+          l = {false, false};
+          break;
+        }
         // A sum over a single iteration is the value itself: it stays a
         // maximum if it was one.
         l = op.accumOp == ir::AccumOp::Max
@@ -109,6 +115,19 @@ bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<
     std::copy(t.p.begin(), t.p.end(),
               (*watched)[static_cast<size_t>(slot)].begin() + instance * static_cast<int64_t>(t.p.size()));
   };
+  // w^(+-residue) of a scan value: the factors exp(m_i) and exp(-M) of a
+  // rescaled accumulator (see below).
+  auto omegaOf = [&](const FTensor& m, bool negate) {
+    if (m.q.size() != m.p.size()) throw std::logic_error("evaluateKernel: a rescale without a residue lane");
+    FTensor w;
+    w.shape = m.shape;
+    w.p.resize(m.q.size());
+    for (size_t i = 0; i < m.q.size(); ++i)
+      w.p[i] = trial.expOmega(trial.Q().fromMont(negate ? trial.Q().neg(m.q[i]) : m.q[i]));
+    return w;
+  };
+  ir::Op mulOp;
+  mulOp.kind = OpKind::Mul;
   std::vector<int> argIndex(body.values.size(), -1);
   for (size_t k = 0; k < body.inputs.size(); ++k) argIndex[static_cast<size_t>(body.inputs[k])] = static_cast<int>(k);
 
@@ -149,6 +168,38 @@ bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<
         for (const ir::Op& op : body.ops) {
           if (op.kind == OpKind::Input || op.kind == OpKind::Const || op.kind == OpKind::Save) continue;
           ValueId res = op.results[0];
+          if (op.kind == OpKind::Scan) {
+            // The running maximum: the multiset of t over iterations 0..it
+            // (so equal prefixes give equal values, and the last one equals
+            // accum(t, op=max) and any maximum over the same elements).
+            const FTensor& t = *valueOf(op.inputs[0]);
+            FTensor& m = vals[static_cast<size_t>(res)];
+            if (it == 0) m.mx.assign(t.p.size(), 0);
+            for (int64_t i = 0; i < t.size(); ++i)
+              m.mx[static_cast<size_t>(i)] = trial.P().add(m.mx[static_cast<size_t>(i)], maxContribution(t, i, trial));
+            m.shape = t.shape;
+            finishMaximum(m, trial, need[static_cast<size_t>(res)]);
+            record(res, b, it, m);
+            continue;
+          }
+          if (ir::isRescaledAccum(op)) {
+            // After the loop it holds sum_i x_i exp(m_i - M) (M the last m),
+            // which is exp(-M) * sum_i x_i w^(m_i): exp is a homomorphism
+            // in the field, so the recurrence's closed form is exact.
+            const FTensor& x = *valueOf(op.inputs[0]);
+            FTensor w = omegaOf(*valueOf(op.inputs[1]), false);
+            FTensor& acc = vals[static_cast<size_t>(res)];
+            FTensor term;
+            applyOp(mulOp, {&x, &w}, x.shape, trial, opPool, term, false);
+            if (it == 0)
+              acc.p = std::move(term.p);
+            else
+              for (size_t i = 0; i < acc.p.size(); ++i) acc.p[i] = trial.P().add(acc.p[i], term.p[i]);
+            acc.q.clear();
+            acc.mx.clear();
+            acc.shape = x.shape;
+            continue;
+          }
           if (op.kind == OpKind::Accum) {
             const FTensor& x = *valueOf(op.inputs[0]);
             FTensor& acc = vals[static_cast<size_t>(res)];
@@ -205,7 +256,14 @@ bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<
       // them, and save.
       for (const ir::Op& op : body.ops) {
         if (op.kind == OpKind::Accum) {
-          if (op.accumOp == ir::AccumOp::Max) {
+          if (ir::isRescaledAccum(op)) {
+            // The last iteration's running maximum is still in vals.
+            FTensor w = omegaOf(vals[static_cast<size_t>(op.inputs[1])], true);
+            FTensor& acc = vals[static_cast<size_t>(op.results[0])];
+            FTensor scaled;
+            applyOp(mulOp, {&acc, &w}, acc.shape, trial, opPool, scaled, false);
+            acc.p = std::move(scaled.p);
+          } else if (op.accumOp == ir::AccumOp::Max) {
             FTensor& acc = vals[static_cast<size_t>(op.results[0])];
             acc.shape = body.value(op.results[0]).shape;
             finishMaximum(acc, trial, need[static_cast<size_t>(op.results[0])]);

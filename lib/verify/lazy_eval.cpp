@@ -401,9 +401,36 @@ struct LazyEvaluator::Impl {
         }
         break;
       }
+      case OpKind::Scan: {
+        // The multiset of t over iterations 0..iteration (kernel_eval.cpp).
+        Elem t, prev;
+        ok = bodyElement(kop, kIndex, block, op.inputs[0], iteration, idx, t);
+        if (ok && iteration > 0) ok = bodyElement(kop, kIndex, block, v, iteration - 1, idx, prev);
+        if (!ok) break;
+        u64 mx = t.isMax ? t.mx : maxElementHash(t.p, trial);
+        if (iteration > 0) mx = trial.P().add(mx, prev.mx);
+        out = Elem{};
+        finishMax(mx, true, out);
+        break;
+      }
       case OpKind::Accum: {
         const MontField& P = trial.P();
         const MontField& Q = trial.Q();
+        if (ir::isRescaledAccum(op)) {
+          // exp(-M) * sum_i x_i w^(m_i), M the last m (kernel_eval.cpp).
+          Index mi = broadcastIndex(idx, body.value(v).shape.size(), body.value(op.inputs[1]).shape);
+          u64 sum = 0;
+          Elem x, m;
+          for (int it = 0; it < cfg.forloop && ok; ++it) {
+            ok = bodyElement(kop, kIndex, block, op.inputs[0], it, idx, x) &&
+                 bodyElement(kop, kIndex, block, op.inputs[1], it, mi, m);
+            if (ok) sum = P.add(sum, P.mul(x.p, trial.expOmega(Q.fromMont(m.q))));
+          }
+          if (!ok) break;
+          out = Elem{};
+          out.p = P.mul(sum, trial.expOmega(Q.fromMont(Q.neg(m.q))));
+          break;
+        }
         u64 sp = 0, sq = 0, mx = 0;
         bool withQ = needQ;
         Elem x;

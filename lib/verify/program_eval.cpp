@@ -44,7 +44,8 @@ u64 attributeHash(const ir::Op& op, u64 seed) {
       h = hashCombine(hashCombine(h, hashString(op.scalarText, seed)), bits);
       break;
     }
-    case OpKind::Accum: h = hashCombine(h, static_cast<u64>(op.accumOp)); break;
+    case OpKind::Accum:
+    case OpKind::Scan: h = hashCombine(h, static_cast<u64>(op.accumOp)); break;
     case OpKind::Tile:
       for (int m : op.imap) h = hashCombine(h, static_cast<u64>(static_cast<int64_t>(m)));
       h = hashCombine(h, static_cast<u64>(static_cast<int64_t>(op.fmap)));
@@ -274,6 +275,7 @@ EvalResult evaluateProgram(const ir::Graph& g, const Trial& trial, ThreadPool* p
         }
         case OpKind::Tile:
         case OpKind::Accum:
+        case OpKind::Scan:
         case OpKind::Save: throw std::logic_error("evaluateProgram: block-level op at program level");
         default: {
           std::vector<const FTensor*> ins;
