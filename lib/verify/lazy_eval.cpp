@@ -402,13 +402,31 @@ struct LazyEvaluator::Impl {
         break;
       }
       case OpKind::Scan: {
-        // The multiset of t over iterations 0..iteration (kernel_eval.cpp).
-        Elem t, prev;
-        ok = bodyElement(kop, kIndex, block, op.inputs[0], iteration, idx, t);
-        if (ok && iteration > 0) ok = bodyElement(kop, kIndex, block, v, iteration - 1, idx, prev);
+        // The multiset of t over iterations 0..iteration (kernel_eval.cpp):
+        // from the latest memoized prefix forward, without recursing once
+        // per iteration (for-loops can be long).
+        int start = iteration;
+        u64 mx = 0;
+        while (start > 0) {
+          auto it = bodyMemo.find(BodyKey{kIndex, v, start - 1, block.linear, flat});
+          if (it != bodyMemo.end()) {
+            mx = it->second.mx;
+            break;
+          }
+          --start;
+        }
+        for (int j = start; j <= iteration && ok; ++j) {
+          Elem t;
+          ok = bodyElement(kop, kIndex, block, op.inputs[0], j, idx, t);
+          if (!ok) break;
+          mx = trial.P().add(mx, t.isMax ? t.mx : maxElementHash(t.p, trial));
+          if (j < iteration) {
+            Elem prefix;
+            finishMax(mx, true, prefix);
+            bodyMemo.emplace(BodyKey{kIndex, v, j, block.linear, flat}, prefix);
+          }
+        }
         if (!ok) break;
-        u64 mx = t.isMax ? t.mx : maxElementHash(t.p, trial);
-        if (iteration > 0) mx = trial.P().add(mx, prev.mx);
         out = Elem{};
         finishMax(mx, true, out);
         break;
