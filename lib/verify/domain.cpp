@@ -319,7 +319,13 @@ struct Builder {
     if (idx < 0) return;
     for (const DomainPlan::Fact& f : plan.facts)
       if (f.site == idx && f.cond == cond) return;
-    plan.facts.push_back({idx, cond});
+    DomainPlan::Fact f{idx, cond};
+    const ir::Op& prod = producer(s);
+    if (prod.kind == OpKind::ReduceMean || (prod.kind == OpKind::ReduceSum && prod.size == 1)) {
+      int64_t n = s.graph->value(prod.inputs[0]).shape[static_cast<size_t>(prod.dim)];
+      (prod.kind == OpKind::ReduceMean ? f.meanToSum : f.sumToMean) = n;
+    }
+    plan.facts.push_back(f);
     if (depth >= kMaxDepth || cond != Cond::NonZero) return;
     if (auto p = passThrough(s)) return fact(*p, cond, depth + 1);
     const ir::Op& op = producer(s);
@@ -428,7 +434,9 @@ double DomainPlan::obligationInstances() const {
 
 double DomainPlan::factInstances() const {
   double n = 0;
-  for (int s : factSites()) n += 2 * siteInstances[static_cast<size_t>(s)];  // with negations
+  // At most five values per instance: non-zero itself, negated and rescaled;
+  // non-negative itself and rescaled.
+  for (int s : factSites()) n += 5 * siteInstances[static_cast<size_t>(s)];
   return n;
 }
 
@@ -449,6 +457,13 @@ FactSet collectFacts(const DomainPlan& plan, const std::vector<std::vector<u64>>
     // reference divides by a - b.
     if (fact.cond == Cond::NonZero)
       for (u64 x : v) dst.push_back(P.neg(x));
+    // mean = sum / n: a candidate may divide by the sum where the reference
+    // divides by the mean, or the other way round.
+    if (fact.meanToSum > 0 || fact.sumToMean > 0) {
+      u64 n = P.toMont(static_cast<u64>(fact.meanToSum > 0 ? fact.meanToSum : fact.sumToMean));
+      u64 factor = fact.meanToSum > 0 ? n : P.inv(n);
+      for (u64 x : v) dst.push_back(P.mul(x, factor));
+    }
   }
   for (std::vector<u64>* v : {&f.nonZero, &f.nonNeg}) {
     std::sort(v->begin(), v->end());

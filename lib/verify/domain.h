@@ -69,6 +69,11 @@ struct DomainPlan {
   struct Fact {
     int site = 0;
     Cond cond = Cond::NonZero;
+    // A positive factor the fact also holds under, for the other reduction
+    // of the same sum: a mean's fact times n is the sum's, a sum's divided
+    // by n the mean's (0 = none). Both conditions are invariant under it.
+    int64_t meanToSum = 0;
+    int64_t sumToMean = 0;
   };
   std::vector<Fact> facts;
 
@@ -85,7 +90,8 @@ DomainPlan domainPlan(const ir::Graph& program);
 
 // The facts of a program in one trial, from the fingerprints of its fact
 // sites (`watched[site]`, every instance's value in Z_P); non-zero facts
-// include their negations.
+// include their negations, and facts on a reduce_mean (reduce_sum) also hold
+// for the reduce_sum (reduce_mean) of the same operand.
 struct FactSet {
   std::vector<u64> nonZero;  // sorted
   std::vector<u64> nonNeg;   // sorted
