@@ -6,8 +6,10 @@
 // does not depend on what the search finds.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 
+#include "mirage/driver/gpu_timer.h"
 #include "mirage/driver/numerics.h"
 #include "mirage/interp/interpreter.h"
 #include "mirage/interp/reference64.h"
@@ -31,14 +33,38 @@ ir::Graph load(const std::string& path) {
   return *g;
 }
 
-}  // namespace
+// A GPU stand-in that times every candidate by its number of kernels (the
+// fewer, the faster) and records which it was given.
+class KernelCountGpu final : public driver::CandidateTimer {
+ public:
+  std::vector<int> measuredKernels;
+  std::string deviceName() const override { return "Scripted H200"; }
+  std::string arch() const override { return "sm_90"; }
+  backend::ArchSpec archSpec() const override { return backend::h200Spec(); }
+  double emptyLaunchUs() override { return 2.0; }
+  driver::CandidateTiming measure(const ir::Graph&, const std::string& source, const backend::CompileResult&) override {
+    int kernels = 0;
+    for (size_t at = source.find("__global__"); at != std::string::npos; at = source.find("__global__", at + 1))
+      ++kernels;
+    measuredKernels.push_back(kernels);
+    driver::CandidateTiming t;
+    t.checked = t.timed = true;
+    t.medianUs = t.minUs = 10.0 * kernels;
+    t.boundUs = 0.5;
+    t.runs = 10;
+    return t;
+  }
+};
 
-TEST_CASE("mirage-opt never chooses a candidate that the numerics check rejects", "[numerics]") {
-  auto dir = tempDir("numerics");
+// Runs mirage-opt on gqa.mg once (a search that ends at once, to create the
+// cache entry), then replaces the cached candidates with the input, the
+// unguarded flash decoding (2 kernels, cheapest predicted) and the guarded
+// three-kernel form. Returns the options for the second run.
+Options cacheWithUnguardedCandidate(const std::filesystem::path& dir, driver::CandidateTimer* gpu) {
   std::string gqa = std::string(MIRAGE_EXAMPLES_DIR) + "/gqa.mg";
   Options o;
   o.input = gqa;
-  o.device = "none";
+  o.device = gpu ? "cuda" : "none";
   o.jobs = 2;
   o.verbosity = -1;
   o.cacheDir = (dir / "cache").string();
@@ -49,23 +75,49 @@ TEST_CASE("mirage-opt never chooses a candidate that the numerics check rejects"
   o.limits.maxDiscrepancies = 1;
   o.timeLimitSeconds = 30;
   o.report = (dir / "first.json").string();
-  REQUIRE(runDriver(o).status == 0);
-
-  // Replace the stored candidates with the input, the unguarded flash
-  // decoding and the guarded two-kernel form.
+  std::ostringstream out, err;
+  int status = gpu ? driver::runMirageOpt(o, out, err, gpu) : driver::runMirageOpt(o, out, err);
+  INFO(err.str());
+  REQUIRE(status == 0);
   std::filesystem::path entry;
-  for (const auto& e : std::filesystem::directory_iterator(dir / "cache")) entry = e.path();
+  for (const auto& e : std::filesystem::directory_iterator(dir / "cache"))
+    if (e.path().extension() == ".json") entry = e.path();
   REQUIRE(!entry.empty());
   auto j = nlohmann::json::parse(readFile(entry));
-  ir::Graph input = load(gqa);
-  ir::Graph unguarded = load(std::string(MIRAGE_EXAMPLES_DIR) + "/gqa_flash_unguarded.mg");
-  ir::Graph guarded = load(std::string(DRIVER_TEST_FILES) + "/gqa_guarded.mg");
   j["candidates"] = nlohmann::json::array(
-      {{{"mg", ir::printGraph(input)}, {"origin", "input"}},
-       {{"mg", ir::printGraph(unguarded)}, {"origin", "test: exp(S) without the max"}},
-       {{"mg", ir::printGraph(guarded)}, {"origin", "test: exp(S - M)"}}});
+      {{{"mg", ir::printGraph(load(gqa))}, {"origin", "input"}},
+       {{"mg", ir::printGraph(load(std::string(MIRAGE_EXAMPLES_DIR) + "/gqa_flash_unguarded.mg"))},
+        {"origin", "test: exp(S) without the max"}},
+       {{"mg", ir::printGraph(load(std::string(DRIVER_TEST_FILES) + "/gqa_guarded.mg"))},
+        {"origin", "test: exp(S - M)"}}});
   test::writeFile(entry, j.dump());
+  return o;
+}
 
+}  // namespace
+
+TEST_CASE("with a GPU, a candidate the numerics check rejects is never measured", "[numerics]") {
+  auto dir = tempDir("numerics-gpu");
+  KernelCountGpu gpu;
+  Options o = cacheWithUnguardedCandidate(dir, &gpu);
+  gpu.measuredKernels.clear();
+  o.report = (dir / "second.json").string();
+  std::ostringstream out, err;
+  REQUIRE(driver::runMirageOpt(o, out, err, &gpu) == 0);
+  INFO(err.str());
+  auto rep = nlohmann::json::parse(readFile(dir / "second.json"));
+  REQUIRE(rep["cache"] == "hit");
+  // The 2-kernel form would be the fastest measured; it is never given to the GPU.
+  CHECK(std::find(gpu.measuredKernels.begin(), gpu.measuredKernels.end(), 2) == gpu.measuredKernels.end());
+  CHECK(std::find(gpu.measuredKernels.begin(), gpu.measuredKernels.end(), 3) != gpu.measuredKernels.end());
+  CHECK(rep["search"]["rejected_numerics"] == 1);
+  CHECK(rep["best"]["id"] == 2);
+}
+
+TEST_CASE("mirage-opt never chooses a candidate that the numerics check rejects", "[numerics]") {
+  auto dir = tempDir("numerics");
+  Options o = cacheWithUnguardedCandidate(dir, nullptr);
+  ir::Graph input = load(o.input);
   o.verbosity = 0;
   o.report = (dir / "second.json").string();
   o.emitMg = (dir / "best.mg").string();
