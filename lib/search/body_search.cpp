@@ -336,6 +336,14 @@ class BodySearch {
       }
       return true;
     }
+    if (op.kind == ir::OpKind::Transpose) {
+      v.shape = a.shape;
+      v.labels = a.labels;
+      std::swap(v.shape[static_cast<size_t>(op.dim)], v.shape[static_cast<size_t>(op.dim1)]);
+      std::swap(v.labels[static_cast<size_t>(op.dim)], v.labels[static_cast<size_t>(op.dim1)]);
+      v.expr = a.expr;  // a transpose renames dims only
+      return v.labels != a.labels;
+    }
     if (op.hasScalar) {
       v.shape = a.shape;
       v.labels = a.labels;
@@ -765,6 +773,14 @@ class BodySearch {
           op.in0 = i;
           tryMove(op, depthLeft);
         }
+      if (ctx_.transposeTiles && ops_[static_cast<size_t>(i)].kind == ir::OpKind::Tile && a.shape.size() >= 2) {
+        BodyOp op;
+        op.kind = ir::OpKind::Transpose;
+        op.in0 = i;
+        op.dim = static_cast<int>(a.shape.size()) - 2;
+        op.dim1 = static_cast<int>(a.shape.size()) - 1;
+        tryMove(op, depthLeft);
+      }
       // Reductions.
       for (size_t d = 0; d < a.labels.size(); ++d) {
         Label l = a.labels[d];
@@ -1224,9 +1240,9 @@ void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& la
   for (const ir::Op& op : program.ops)
     if (op.kind != ir::OpKind::Input && op.kind != ir::OpKind::Const && op.kind != ir::OpKind::Kernel)
       ctx.kinds.insert(op.kind == ir::OpKind::ReduceMean ? ir::OpKind::ReduceSum : op.kind);
-  // A transpose is free in a block (it only renames dims), and is not needed
-  // by the bodies this search builds.
-  ctx.kinds.erase(ir::OpKind::Transpose);
+  // A transpose is not a free move: where the program has one, only tiles
+  // are transposed, in their last two dims (see transposeTiles).
+  ctx.transposeTiles = ctx.kinds.erase(ir::OpKind::Transpose) > 0;
   // A maximum that only stabilizes a softmax cancels (the max-shift axiom):
   // no body needs it.
   if (!targetsHaveMax) ctx.kinds.erase(ir::OpKind::ReduceMax);

@@ -105,6 +105,7 @@ std::string instantiate(const ir::Graph& program, const ProgramLabels& labels, c
           op.inputs.push_back(bv[static_cast<size_t>(bo.in1)]);
         }
         op.dim = bo.dim;
+        op.dim1 = bo.dim1;
         if (bo.kind == ir::OpKind::Accum && bo.accumMax) op.accumOp = ir::AccumOp::Max;
         if (kHaveScan && bo.kind == kScanKind) op.accumOp = ir::AccumOp::Max;
         if (bo.reduceToInner >= 0) op.size = labels.extent.at(static_cast<size_t>(bo.reduceToInner));

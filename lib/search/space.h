@@ -152,6 +152,10 @@ struct Context {
   // (maxLabels), a running maximum (scan) where the for-loop walks that dim.
   bool guard = false;
   std::set<Label> maxLabels;
+  // The program transposes a tensor: a tile may be transposed in its last
+  // two dims (attention written matmul(Q, transpose(K)) needs K's tile as
+  // [dim, keys] for the body's matmul).
+  bool transposeTiles = false;
   // Tests: enumerate without the canonical order and the seen-set (brute
   // force), to count what the canonical enumeration must also find.
   bool bruteForce = false;

@@ -127,7 +127,7 @@ TEST_CASE("guarded enumeration: two-kernel flash decoding with f32 partial maxim
   Emitted e = enumerate(*g, 2, 6, 12, false, flashDecoding, isFlash);
   CHECK(e.unguarded == 0);
   REQUIRE(e.found);
-  std::cerr << e.texts.back() << "\n";
+  INFO(e.texts.back());
 }
 
 // Not run by default: how long the enumerator (one thread, in the search's
