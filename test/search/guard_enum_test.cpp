@@ -154,3 +154,20 @@ TEST_CASE("guarded enumeration: time to the fused forms of a program", "[.][meas
   CHECK(e.found);
   CHECK(e.unguarded == 0);
 }
+
+TEST_CASE("guarded enumeration: prefill with transpose(K) fuses", "[guard][enum]") {
+  std::optional<ir::Graph> g = parse::parseString(
+      "graph p { Q = input f16[2, 32, 16]\n K = input f16[2, 64, 16]\n V = input f16[2, 64, 16]\n"
+      " O = matmul(softmax(mul(matmul(Q, transpose(K, dim0=1, dim1=2)), 0.25)), V)\n output O }",
+      "test.mg", std::cerr);
+  REQUIRE(g);
+  auto want = [](const search::Plan& p) {
+    return p.kernels.size() == 1 && count(p.kernels[0], ir::OpKind::Transpose) == 1 &&
+           count(p.kernels[0], ir::OpKind::Scan) == 1;
+  };
+  Emitted e = enumerate(*g, 1, 3, 14, false, want, [](const std::string& t) { return has(t, "rescale="); });
+  REQUIRE(e.found);
+  CHECK(e.unguarded == 0);
+  INFO(e.texts.back());
+  CHECK(has(e.texts.back(), "transpose("));
+}
