@@ -302,7 +302,7 @@ class BodySearch {
       v.expr = op.accumMax ? ex.max(a.expr, cfg_.forloop) : ex.sum(a.expr, cfg_.forloop);
       return true;
     }
-    if (kHaveScan && op.kind == kScanKind) {
+    if (op.kind == ir::OpKind::Scan) {
       v.shape = a.shape;
       v.labels = a.labels;
       v.expr = ex.max(a.expr, cfg_.forloop);
@@ -498,7 +498,7 @@ class BodySearch {
       return;
     }
     if (v.after) return;
-    if (kHaveScan && op.kind == kScanKind) {
+    if (op.kind == ir::OpKind::Scan) {
       v.scan = static_cast<int>(vals_.size());  // the scan itself
       return;
     }
@@ -577,7 +577,6 @@ class BodySearch {
       Label l = sv.labels[d];
       if (l == kUnit || sv.shape[d] == 1 || !ctx_.maxLabels.count(l)) continue;
       bool needScan = !sv.after && cfg_.loop == l;
-      if (needScan && !kHaveScan) continue;
       size_t before = ops_.size();
       BodyOp rm;
       rm.kind = ir::OpKind::ReduceMax;
@@ -586,7 +585,7 @@ class BodySearch {
       int m = pushRaw(rm);
       if (needScan) {
         BodyOp sc;
-        sc.kind = kScanKind;
+        sc.kind = ir::OpKind::Scan;
         sc.in0 = m;
         m = pushRaw(sc);
       }
@@ -613,7 +612,7 @@ class BodySearch {
   // combined as accum(x_j·exp(m_j - M_j), rescale=M) with M = scan(m_j),
   // so that the sum holds Σ_j x_j·exp(m_j - M) for the overall maximum M.
   void tryWeightedAccum(int i, int depthLeft) {
-    if (!kHaveScan || !loopIsPartial()) return;
+    if (!loopIsPartial()) return;
     BodyOp logical;
     logical.kind = ir::OpKind::Accum;
     logical.in0 = i;
@@ -636,10 +635,10 @@ class BodySearch {
       push(tile, std::move(tv));
       mt = static_cast<int>(vals_.size()) - 1;
     }
-    int big = findOp(kScanKind, mt, -1);
+    int big = findOp(ir::OpKind::Scan, mt, -1);
     if (big < 0) {
       BodyOp sc;
-      sc.kind = kScanKind;
+      sc.kind = ir::OpKind::Scan;
       sc.in0 = mt;
       big = pushRaw(sc);
     }
@@ -1067,11 +1066,15 @@ class BodySearch {
     }
     std::vector<int> valueMap;
     KernelTemplate k = buildTemplate(sinks, &valueMap);
+    // In a bf16 program a result passed between kernels is kept in f32: 8
+    // bits of mantissa make logits near 100 off by up to 0.25, and every
+    // exp of them by up to 25% (the cost model charges the bytes).
+    const char keepF32 = ctx_.program->dtype == ir::DType::BF16 ? 1 : 0;
     for (int s : sinks) {
       int v = valueMap[static_cast<size_t>(s)];
       if (noLoop) v = appendAccum(k, v);
       k.saved.push_back(v);
-      k.savedF32.push_back(0);
+      k.savedF32.push_back(keepF32);
     }
     for (const SaveInfo& info : infos) k.savedOmap.push_back(info.omap);
     // A guarded split reduction: each block's sums are rescaled to its own

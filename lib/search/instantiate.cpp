@@ -107,7 +107,7 @@ std::string instantiate(const ir::Graph& program, const ProgramLabels& labels, c
         op.dim = bo.dim;
         op.dim1 = bo.dim1;
         if (bo.kind == ir::OpKind::Accum && bo.accumMax) op.accumOp = ir::AccumOp::Max;
-        if (kHaveScan && bo.kind == kScanKind) op.accumOp = ir::AccumOp::Max;
+        if (bo.kind == ir::OpKind::Scan) op.accumOp = ir::AccumOp::Max;
         if (bo.reduceToInner >= 0) op.size = labels.extent.at(static_cast<size_t>(bo.reduceToInner));
       }
       if (ir::Error e = ir::addOp(*body, std::move(op), &cfg, &bv[i]); !e.empty()) return e;

@@ -134,10 +134,6 @@ std::vector<int64_t> divisorsOf(int64_t n, bool includeOne);
 ir::Shape tensorShape(const ir::Graph& program, const ProgramLabels& labels, const Plan& plan,
                       const Extents& extents, int tensor);
 
-// scan(·, op=max), the running maximum of the online softmax.
-inline constexpr bool kHaveScan = true;
-inline constexpr ir::OpKind kScanKind = ir::OpKind::Scan;
-
 // Per-thread search state.
 struct Context {
   const ir::Graph* program = nullptr;
