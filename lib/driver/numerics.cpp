@@ -1,4 +1,4 @@
-// The numerics check (numerics.h, docs/numerics-check.md).
+// The numerics check (numerics.h, docs/numerics.md).
 #include "mirage/driver/numerics.h"
 
 #include <fmt/format.h>
@@ -18,7 +18,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // Every input s·u: from unit range up to where attention logits
-// (Q·K/sqrt(d)) reach the sizes real models produce; docs/numerics-check.md
+// (Q·K/sqrt(d)) reach the sizes real models produce; docs/numerics.md
 // gives the logits per level.
 double uniformElement(double level, double u, size_t) { return level * u; }
 // The first input level + u, the others u: a large common offset with unit
@@ -85,7 +85,7 @@ uint64_t mix(uint64_t x) {
 std::vector<Magnitude> magnitudeSchedule(ir::DType dtype) {
   // The largest uniform level first: it is the one that finds an exp
   // without its max. f16 stops at logits near 60 (level 6), bf16 and f32
-  // go on to near 100 (level 8); see docs/numerics-check.md.
+  // go on to near 100 (level 8); see docs/numerics.md.
   double top = dtype == ir::DType::F16 ? 6 : 8;
   double mid = dtype == ir::DType::F16 ? 3 : 4;
   return {{&kUniform, top}, {&kOffset, 1000}, {&kUniform, 1}, {&kUniform, mid}};

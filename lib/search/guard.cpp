@@ -182,11 +182,13 @@ std::vector<ExpGuard> analyzeExpGuards(const ir::Graph& g) {
 }
 
 bool asksForGuard(const ir::Graph& input) {
-  std::vector<ExpGuard> e = analyzeExpGuards(input);
-  if (e.empty()) return false;
-  for (const ExpGuard& x : e)
-    if (!x.guarded) return false;
-  return true;
+  // cli.md: where the input exponentiates a value minus a maximum that
+  // covers it, every exp of a candidate must be guarded. One guarded exp of
+  // the input is enough to ask, even beside unguarded ones: such an input
+  // keeps only its own lowering or candidates that guard every exp.
+  for (const ExpGuard& x : analyzeExpGuards(input))
+    if (x.guarded) return true;
+  return false;
 }
 
 bool guardsAllExps(const ir::Graph& g) {

@@ -244,7 +244,7 @@ TEST_CASE("numerics: relative error against the largest magnitude, infinite for 
 
 // Hidden ([.figures]): the input's own error per magnitude for the attention
 // programs of the guard tests, and what the check costs; the figures in
-// docs/numerics-check.md.
+// docs/numerics.md.
 TEST_CASE("numerics: figures for the attention inputs", "[.figures]") {
   for (const char* name :
        {"attention/gqa_bf16.mg", "attention/mha_decode_rank4.mg", "attention/prefill_transpose_k.mg"}) {

@@ -134,7 +134,7 @@ TEST_CASE("the guard rule rejects unguarded candidates and counts them", "[searc
   CHECK(r.candidates[static_cast<size_t>(r.best)].origin == "input");
 }
 
-TEST_CASE("--allow-unguarded-exp, and an input without a guard, fuse as before", "[search][guard]") {
+TEST_CASE("allowing unguarded exps, and an input without a guard, fuse as before", "[search][guard]") {
   std::optional<ir::Graph> g = parse::parseString(kAttention, "test.mg", std::cerr);
   REQUIRE(g);
   search::Options o;

@@ -1,5 +1,5 @@
 // The numerics check (../shared/spec/cli.md, "Numerical safety", third rule;
-// docs/numerics-check.md): before mirage-opt may choose a verified
+// docs/numerics.md): before mirage-opt may choose a verified
 // candidate, the reference interpreter runs it at the program's dtype on
 // random inputs of growing magnitude, beside the input program, and both are
 // compared with a float64 evaluation of the input. The candidate is rejected
@@ -48,7 +48,7 @@ std::vector<interp::Tensor> numericsInputs(const ir::Graph& program, const Magni
 // A candidate is rejected at a magnitude when, for some output, its error is
 // above kErrorFactor times the input's plus kErrorFloorUlps units of the
 // dtype's precision (2^-10 for f16, 2^-7 for bf16, 2^-23 for f32); see
-// docs/numerics-check.md for why these figures.
+// docs/numerics.md for why these figures.
 inline constexpr double kErrorFactor = 4;
 inline constexpr double kErrorFloorUlps = 4;
 double dtypeEpsilon(ir::DType dtype);

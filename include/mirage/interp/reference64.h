@@ -1,5 +1,5 @@
 // A float64 evaluation of programs of pre-defined operators: the "exact"
-// reference that mirage-opt's numerics check (docs/numerics-check.md)
+// reference that mirage-opt's numerics check (docs/numerics.md)
 // measures the input program and each candidate against. Every operator is
 // computed in double and nothing is rounded to the program dtype, so the
 // difference between `evaluate` (interpreter.h, at the program's dtype) and

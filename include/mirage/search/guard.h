@@ -35,10 +35,10 @@ struct ExpGuard {
 // at the kernel's place.
 std::vector<ExpGuard> analyzeExpGuards(const ir::Graph& g);
 
-// Some exp of g has a provably non-positive argument, and none lacks one:
-// the input asks its candidates to guard theirs. A program without exp, or
-// with an unguarded exp (Mirage's benchmark form exp(QK)/Σexp(QK)), asks
-// for nothing.
+// Some exp of g has a provably non-positive argument: the input asks its
+// candidates to guard every exp (cli.md, "Numerical safety"), also when it
+// has unguarded exps beside it. A program without exp, or whose every exp is
+// unguarded (Mirage's benchmark form exp(QK)/Σexp(QK)), asks for nothing.
 bool asksForGuard(const ir::Graph& input);
 
 // Every exp of g has a provably non-positive argument (true without exp).
