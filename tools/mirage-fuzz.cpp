@@ -35,6 +35,8 @@ int main(int argc, char** argv) {
   auto* replayOpt = app.add_option("--replay", replay, "rerun the chain on one program (a finding) and print its label");
   auto* seedOpt = app.add_option("--case-seed", replaySeed, "with --replay: the case seed (default: the file's)");
   seedOpt->needs(replayOpt);
+  bool shrinkReplay = false;
+  app.add_flag("--shrink", shrinkReplay, "with --replay: shrink a failure and write it to --findings")->needs(replayOpt);
   app.add_flag("-v", o.verbose, "a line per case");
   app.set_version_flag("--version", std::string("mirage-fuzz ") + MIRAGE_VERSION);
   try {
@@ -45,7 +47,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (!replay.empty())
-      return fuzz::replayFinding(replay, o, seedOpt->count() ? &replaySeed : nullptr, std::cout, std::cerr);
+      return fuzz::replayFinding(replay, o, seedOpt->count() ? &replaySeed : nullptr, shrinkReplay, std::cout, std::cerr);
     return fuzz::runFuzz(o, std::cout, std::cerr);
   } catch (const std::exception& e) {
     std::cerr << "mirage-fuzz: internal error: " << e.what() << "\n";

@@ -71,6 +71,7 @@ struct Found {
   uint64_t seed = 0;
   ir::Graph program;
   CaseResult result;
+  std::string origin;  // how it was found, when not by this run's seed
 };
 
 void writeFinding(const FuzzOptions& o, const Found& f, const ir::Graph& shrunk, const ShrinkStats& st,
@@ -81,8 +82,9 @@ void writeFinding(const FuzzOptions& o, const Found& f, const ir::Graph& shrunk,
   fs::path path = fs::path(o.findingsDir) / fmt::format("{}-{:016x}.mg", label, f.seed);
   std::string text = fmt::format("# mirage-fuzz finding: {}\n", label);
   text += "# what the shrunk program shows:\n" + commentLines(shrunkResult.detail);
-  text += fmt::format("# found by: mirage-fuzz --seed {} (case {}); shrunk from {} to {} statements in {} chain runs\n",
-                      o.seed, f.index, st.statementsBefore, st.statementsAfter, st.tests);
+  std::string origin = f.origin.empty() ? fmt::format("mirage-fuzz --seed {} (case {})", o.seed, f.index) : f.origin;
+  text += fmt::format("# found by: {}; shrunk from {} to {} statements in {} chain runs\n", origin,
+                      st.statementsBefore, st.statementsAfter, st.tests);
   text += fmt::format("# reproduce: mirage-fuzz --replay {}{}\n", path.string(), replayFlags(o));
   text += fmt::format("# case-seed: {:#x}\n", f.seed);
   text += ir::printGraph(shrunk);
@@ -94,6 +96,21 @@ void writeFinding(const FuzzOptions& o, const Found& f, const ir::Graph& shrunk,
   }
   out << fmt::format("mirage-fuzz: wrote {} ({} statements, from {})\n", path.string(), st.statementsAfter,
                      st.statementsBefore);
+}
+
+void shrinkAndWrite(const FuzzOptions& o, const Found& f, std::ostream& out, std::ostream& err) {
+  CaseOptions c = caseOptions(o, f.seed);
+  ShrinkStats st;
+  out << fmt::format("mirage-fuzz: shrinking case {} ({}, {} statements)\n", f.index, failureLabel(f.result.failure),
+                     countStatements(f.program));
+  out.flush();
+  ir::Graph small = shrink(
+      f.program, f.result.failure, [&](const ir::Graph& g) { return testIsolated(g, c, o.hangSeconds); },
+      o.maxShrinkTests, &st);
+  CaseResult again;
+  testIsolated(small, c, o.hangSeconds, &again);
+  if (again.failure != f.result.failure) again = f.result;  // a flaky failure: keep what was seen
+  writeFinding(o, f, small, st, again, out, err);
 }
 
 }  // namespace
@@ -110,6 +127,7 @@ int runFuzz(const FuzzOptions& o, std::ostream& out, std::ostream& err) {
   std::vector<Found> found;
   std::map<Failure, int64_t> counts;
   int64_t next = 0, done = 0, fused = 0;
+  auto lastReport = Clock::now();
   auto more = [&] {
     if (o.hours > 0) return since(start) < o.hours * 3600 && (o.count <= 0 || next < o.count);
     return next < o.count;
@@ -146,31 +164,25 @@ int runFuzz(const FuzzOptions& o, std::ostream& out, std::ostream& err) {
     if (o.verbose)
       out << fmt::format("mirage-fuzz: case {} (seed {:#x}, {}, {} statements): {}\n", f.index, f.seed, f.program.name,
                          countStatements(f.program), failureLabel(r.failure));
+    if (since(lastReport) > 600) {  // a heartbeat for long runs
+      lastReport = Clock::now();
+      out << fmt::format("mirage-fuzz: {} programs in {:.0f} min, {} failing so far\n", done, since(start) / 60,
+                         found.size() + (r.failure != Failure::None));
+    }
+    out.flush();  // a long run is watched through a file
     if (r.failure == Failure::None) continue;
     ++counts[r.failure];
     out << fmt::format("mirage-fuzz: case {} (seed {:#x}): {}: {}\n", f.index, f.seed, failureLabel(r.failure),
                        r.detail);
+    out.flush();
     found.push_back(std::move(f));
   }
   double seconds = since(start);
 
   // Shrink the first failures of each kind.
   std::map<Failure, int> shrunk;
-  for (const Found& f : found) {
-    if (shrunk[f.result.failure]++ >= o.shrinkPerLabel) continue;
-    CaseOptions c = caseOptions(o, f.seed);
-    ShrinkStats st;
-    out << fmt::format("mirage-fuzz: shrinking case {} ({}, {} statements)\n", f.index, failureLabel(f.result.failure),
-                       countStatements(f.program));
-    out.flush();
-    ir::Graph small = shrink(
-        f.program, f.result.failure, [&](const ir::Graph& g) { return testIsolated(g, c, o.hangSeconds); },
-        o.maxShrinkTests, &st);
-    CaseResult again;
-    testIsolated(small, c, o.hangSeconds, &again);
-    if (again.failure != f.result.failure) again = f.result;  // a flaky failure: keep what was seen
-    writeFinding(o, f, small, st, again, out, err);
-  }
+  for (const Found& f : found)
+    if (shrunk[f.result.failure]++ < o.shrinkPerLabel) shrinkAndWrite(o, f, out, err);
 
   int64_t failures = 0;
   for (auto& [k, n] : counts) failures += n;
@@ -180,8 +192,8 @@ int runFuzz(const FuzzOptions& o, std::ostream& out, std::ostream& err) {
   return failures > 0 ? 1 : 0;
 }
 
-int replayFinding(const std::string& path, const FuzzOptions& o, const uint64_t* caseSeedGiven, std::ostream& out,
-                  std::ostream& err) {
+int replayFinding(const std::string& path, const FuzzOptions& o, const uint64_t* caseSeedGiven, bool shrinkIt,
+                  std::ostream& out, std::ostream& err) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     err << fmt::format("mirage-fuzz: error: cannot open {}\n", path);
@@ -202,6 +214,14 @@ int replayFinding(const std::string& path, const FuzzOptions& o, const uint64_t*
   testIsolated(*g, caseOptions(o, seed), o.hangSeconds, &r);
   out << fmt::format("mirage-fuzz: {} (case seed {:#x}): {}\n", path, seed, failureLabel(r.failure));
   if (!r.detail.empty()) out << r.detail << "\n";
+  if (shrinkIt && r.failure != Failure::None) {
+    Found f;
+    f.seed = seed;
+    f.program = std::move(*g);
+    f.result = r;
+    f.origin = "mirage-fuzz --replay " + path;
+    shrinkAndWrite(o, f, out, err);
+  }
   return r.failure == Failure::None ? 0 : 1;
 }
 

@@ -47,8 +47,10 @@ int runFuzz(const FuzzOptions& options, std::ostream& out, std::ostream& err);
 
 // mirage-fuzz --replay FILE: the chain on one program (a finding), with the
 // case seed its header names unless `caseSeed` is given. Prints the label;
-// returns 1 when the chain fails, 0 when it passes, 2 when FILE is unusable.
-int replayFinding(const std::string& path, const FuzzOptions& options, const uint64_t* caseSeed, std::ostream& out,
-                  std::ostream& err);
+// with `shrink`, a failure is shrunk and written to the findings directory
+// as a run's would be. Returns 1 when the chain fails, 0 when it passes, 2
+// when FILE is unusable.
+int replayFinding(const std::string& path, const FuzzOptions& options, const uint64_t* caseSeed, bool shrink,
+                  std::ostream& out, std::ostream& err);
 
 }  // namespace mirage::fuzz
