@@ -4,6 +4,7 @@
 #include "mirage/fuzz/fuzz.h"
 
 #include <fmt/format.h>
+#include <stdlib.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -11,6 +12,8 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <memory>
+#include <stdexcept>
 #include <sstream>
 
 #include "mirage/fuzz/sandbox.h"
@@ -44,7 +47,24 @@ CaseOptions caseOptions(const FuzzOptions& o, uint64_t seed) {
   return c;
 }
 
-Failure testIsolated(const ir::Graph& g, const CaseOptions& c, double hangSeconds, CaseResult* result = nullptr) {
+// A fresh work directory for one case, made and removed by the parent so
+// that a child killed for a hang leaves nothing behind.
+struct WorkDir {
+  std::string path;
+  WorkDir() {
+    std::string tmpl = (fs::temp_directory_path() / "mirage-fuzz-XXXXXX").string();
+    if (!mkdtemp(tmpl.data())) throw std::runtime_error("cannot make a temporary directory");
+    path = tmpl;
+  }
+  ~WorkDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+Failure testIsolated(const ir::Graph& g, CaseOptions c, double hangSeconds, CaseResult* result = nullptr) {
+  WorkDir dir;
+  c.workDir = dir.path;
   CaseResult r = runIsolated([&] { return runCase(g, c); }, hangSeconds);
   if (result) *result = r;
   return r.failure;
@@ -124,6 +144,7 @@ int runFuzz(const FuzzOptions& o, std::ostream& out, std::ostream& err) {
   }
   Sandbox box(o.jobs);
   std::map<int, Found> running;
+  std::map<int, std::unique_ptr<WorkDir>> dirs;
   std::vector<Found> found;
   std::map<Failure, int64_t> counts;
   int64_t next = 0, done = 0, fused = 0;
@@ -151,6 +172,7 @@ int runFuzz(const FuzzOptions& o, std::ostream& out, std::ostream& err) {
       c.nvcc = !nvcc.empty() && (f.index + 1) % o.nvccEvery == 0;
       c.nvccPath = nvcc;
       int tag = static_cast<int>(f.index);
+      c.workDir = (dirs[tag] = std::make_unique<WorkDir>())->path;
       const ir::Graph& program = (running[tag] = std::move(f)).program;
       box.start(tag, [&program, c] { return runCase(program, c); }, o.hangSeconds);
     }
@@ -158,6 +180,7 @@ int runFuzz(const FuzzOptions& o, std::ostream& out, std::ostream& err) {
     auto [tag, r] = box.wait();
     Found f = std::move(running[tag]);
     running.erase(tag);
+    dirs.erase(tag);
     f.result = r;
     ++done;
     fused += r.candidateHasKernels;

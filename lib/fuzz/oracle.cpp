@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 
 #include <algorithm>
 #include <chrono>
@@ -237,8 +238,11 @@ struct Chain {
                                     (dir / "cand.cu").string(), (dir / "cand.o").string(), (dir / "nvcc.log").string());
       int status = std::system(cmd.c_str());
       if (status != 0)
-        return fail(Failure::NvccFailure, fmt::format("nvcc -arch={} -c exited with status {}: {}", opt.arch, status,
-                                                      tail(readFile(dir / "nvcc.log"))));
+        return fail(Failure::NvccFailure,
+                    fmt::format("nvcc -arch={} -c failed ({}): {}", opt.arch,
+                                WIFEXITED(status) ? fmt::format("exit status {}", WEXITSTATUS(status))
+                                                  : fmt::format("wait status {}", status),
+                                tail(readFile(dir / "nvcc.log"))));
     }
     CaseResult ok;
     ok.candidateHasKernels = std::any_of(candidate.ops.begin(), candidate.ops.end(),
