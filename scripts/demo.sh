@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-bash scripts/build.sh
+bash scripts/build.sh mirage-opt
 mkdir -p out
 build/bin/mirage-opt examples/rmsnorm_linear.mg -o out/rmsnorm_linear.cu \
   --emit-mg out/rmsnorm_linear.opt.mg --report out/rmsnorm_linear.report.json

@@ -39,6 +39,9 @@ int main(int argc, char** argv) {
   auto b = mirage::parse::parseFile(fileB, std::cerr);
   if (!a || !b) return 2;
   options.cacheBytes = 0;  // one check: nothing to share
+  // Equivalence is symmetric (mg-language.md): both programs must be defined
+  // on the same inputs, so each one's domain conditions need the other's.
+  options.symmetric = true;
   try {
     mirage::verify::Verifier verifier(*a, options);
     mirage::verify::Verdict v = verifier.check(*b);

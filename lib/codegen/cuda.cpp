@@ -29,7 +29,8 @@ std::string commentLines(const std::string& text, const std::string& indent) {
 }
 
 std::string tensorLine(const ir::Graph& g, ir::ValueId v) {
-  return fmt::format("{} {}{}", g.value(v).name, ir::dtypeName(g.dtype), ir::shapeToString(g.value(v).shape));
+  return fmt::format("{} {}{}", g.value(v).name, ir::dtypeName(ir::storageDType(g, v)),
+                     ir::shapeToString(g.value(v).shape));
 }
 
 }  // namespace
@@ -94,7 +95,10 @@ Result generateCuda(const ir::Graph& program, const Options& options) {
   for (const ir::Op& op : lowered.ops) {
     if (op.kind != ir::OpKind::Kernel) continue;
     std::string fname = fmt::format("{}_k{}", res.entryName, index);
-    KernelCode kc = emitKernel(op, program.dtype, fname, eo);
+    // Arguments that are results saved with dtype=f32 are float.
+    std::vector<bool> argF32;
+    for (ir::ValueId in : op.inputs) argF32.push_back(ir::storageDType(lowered, in) == ir::DType::F32);
+    KernelCode kc = emitKernel(op, program.dtype, fname, eo, argF32);
     if (!kc.error.empty()) {
       res.error = fmt::format("kernel {}: {}", index, kc.error);
       return res;
@@ -103,9 +107,10 @@ Result generateCuda(const ir::Graph& program, const Options& options) {
       if (!var[static_cast<size_t>(r)].empty()) continue;
       var[static_cast<size_t>(r)] = fmt::format("ws{}", r);
       planArg[static_cast<size_t>(r)] = fmt::format("ws+{}", workspace);
+      ir::DType stored = ir::storageDType(lowered, r);
       pointers += fmt::format("  {0}* ws{1} = reinterpret_cast<{0}*>(static_cast<unsigned char*>(workspace) + {2});  // {3}\n",
-                              type, r, workspace, tensorLine(lowered, r));
-      workspace += (ir::numElements(lowered.value(r).shape) * ir::dtypeBytes(program.dtype) + kWorkspaceAlign - 1) /
+                              elementTypeName(stored), r, workspace, tensorLine(lowered, r));
+      workspace += (ir::numElements(lowered.value(r).shape) * ir::dtypeBytes(stored) + kWorkspaceAlign - 1) /
                    kWorkspaceAlign * kWorkspaceAlign;
     }
     // The μGraph node this launch implements, as .mg text.

@@ -2,15 +2,28 @@
 //
 // Every body value gets a home:
 //  - a tile, a value a matmul reads, and a value read from more than one
-//    operand slot are materialized in shared memory (the program dtype when
-//    a matmul reads it, else f32);
+//    operand slot are materialized in shared memory. Tiles hold what the
+//    tensor holds (the program dtype); every other value is f32, as the
+//    contract says body values are, except a value that only matmuls read,
+//    which is stored rounded to the program dtype (that rounding is the
+//    matmul operand's). A value that a tensor-core matmul and something else
+//    both read gets a second buffer, its operand copy in the program dtype
+//    (written by the same statement), so that only the matmul sees it rounded;
 //  - an element-wise operator or transpose read from one slot is an inline
 //    expression, fused into the pass of its consumer;
 //  - an accumulator lives in shared memory as f32, or in registers across
 //    the loop (a warp's mma fragments when it sums a tensor-core matmul, a
 //    thread's few elements otherwise) and in shared memory after it;
 //  - a matmul or reduction whose only consumer is an accumulator writes into
-//    the accumulator directly.
+//    the accumulator directly;
+//  - scan(t, op=max), the running maximum, lives in f32 shared memory across
+//    the loop, next to its rescale factors exp(m_prev - m_new) when an
+//    accum(x, rescale=m) reads it; such an accumulator is multiplied by the
+//    factor before each iteration's x is added (FlashAttention-2's online
+//    softmax), in whichever home it has (registers, mma fragments, shared).
+// Kernel arguments and results are in the program dtype, except results
+// saved with dtype=f32 and arguments that are such results (then float; their
+// tiles are f32 buffers, loaded element by element).
 // Statements are emitted in order: accumulator initialisation, tiles loaded
 // before the loop (loop-invariant ones, stage 0 of double-buffered ones), the
 // for-loop body (operators that depend on no accumulator), then the operators
@@ -64,6 +77,13 @@ struct ValueInfo {
   bool doubleBuffered = false;  // fmap tile: stages_ stages (2 unless the Hopper path), later ones in flight
   int64_t stageElems = 0;       // doubleBuffered: elements per stage
   int def = -1, last = -1;      // statement positions (lifetime)
+  // The buffer a matmul reads this value from: an operand copy rounded to
+  // the program dtype (an extra info_ entry) when the value itself is f32
+  // and a tensor-core matmul reads it; -1 otherwise.
+  int operandCopy = -1;
+  // scan with a rescaled accum reading it: the info_ entry of its rescale
+  // factors exp(m_prev - m_new), f32, the scan's shape; -1 otherwise.
+  int rescaleFactors = -1;
 };
 
 std::string sanitize(const std::string& name) {
@@ -84,8 +104,8 @@ std::string gridIndex(int g) { return std::string("blockIdx.") + "xyz"[g]; }
 
 class Emitter {
  public:
-  Emitter(const ir::Op& kernel, ir::DType dtype, const EmitOptions& options)
-      : kernel_(kernel), body_(*kernel.body), cfg_(kernel.config), dtype_(dtype), opt_(options) {}
+  Emitter(const ir::Op& kernel, ir::DType dtype, const EmitOptions& options, const std::vector<bool>& argF32)
+      : kernel_(kernel), body_(*kernel.body), cfg_(kernel.config), dtype_(dtype), opt_(options), argF32_(argF32) {}
 
   KernelCode run(const std::string& name) {
     KernelCode code;
@@ -159,10 +179,14 @@ class Emitter {
   const ir::KernelConfig& cfg_;
   ir::DType dtype_;
   EmitOptions opt_;
+  std::vector<bool> argF32_;  // per kernel argument: stored in f32 (a dtype=f32 result)
   int threads_ = 128;
   int warps_ = 0;
   std::vector<ValueInfo> info_;
   std::vector<std::vector<int>> users_;  // per value: consuming op indices
+  // info_[values + i] is an extra buffer of value copyOf_[i] (its shape):
+  // its operand copy or its rescale factors.
+  std::vector<ValueId> copyOf_;
   std::set<std::string> fastPaths_;
   // Staged (doubleBuffered) fmap tiles: how many stages; with tma_ (the
   // opt-in Hopper path) they are filled by TMA bulk copies, one mbarrier per
@@ -179,6 +203,12 @@ class Emitter {
   size_t loopBegin_ = 0, loopEnd_ = 0;  // stmts_ [loopBegin_, loopEnd_) form the loop
 
   const ir::Shape& shape(ValueId v) const { return body_.value(v).shape; }
+  // The shape of buffer `index` of info_: a body value, or an operand copy
+  // (entries past the body's values) of one.
+  const ir::Shape& bufferShape(size_t index) const {
+    return index < body_.values.size() ? body_.values[index].shape
+                                       : body_.values[static_cast<size_t>(copyOf_[index - body_.values.size()])].shape;
+  }
   const ir::Op& producer(ValueId v) const { return body_.producer(v); }
   ValueInfo& info(ValueId v) { return info_[static_cast<size_t>(v)]; }
   int64_t loops() const { return cfg_.forloop; }
@@ -201,6 +231,67 @@ class Emitter {
     return false;
   }
 
+  // Every reader of v is a matmul: then storing v rounded to the program
+  // dtype rounds exactly the matmul operands, as the contract asks.
+  bool onlyMatmulsRead(ValueId v) const {
+    const auto& users = users_[static_cast<size_t>(v)];
+    if (users.empty()) return false;
+    for (int u : users)
+      if (body_.ops[static_cast<size_t>(u)].kind != OpKind::Matmul) return false;
+    return true;
+  }
+
+  // Kernel argument `bodyInput` is stored in f32 (a result saved with dtype=f32).
+  bool argumentF32(ValueId bodyInput) const {
+    for (size_t i = 0; i < body_.inputs.size(); ++i)
+      if (body_.inputs[i] == bodyInput) return i < argF32_.size() && argF32_[i];
+    return false;
+  }
+  // A tile of such an argument: f32 in shared memory, in a program whose
+  // dtype is not f32 (the fast tile paths assume the program dtype).
+  bool f32Tile(const ir::Op& tileOp) const { return lowPrecision() && argumentF32(tileOp.inputs[0]); }
+  // Kernel result r is saved with dtype=f32.
+  bool resultF32(size_t r) const {
+    for (const ir::Op& op : body_.ops)
+      if (op.kind == OpKind::Save && op.resultIndex == static_cast<int>(r)) return op.saveF32;
+    return false;
+  }
+
+  // Appends an extra shared buffer (f32 or the program dtype) with v's shape.
+  int addExtraBuffer(ValueId v, bool f32, const std::string& var) {
+    ValueInfo extra;
+    extra.home = Home::Shared;
+    extra.f32 = f32 || !lowPrecision();
+    extra.var = var;
+    copyOf_.push_back(v);
+    info_.push_back(extra);
+    return static_cast<int>(info_.size()) - 1;
+  }
+
+  // The rescale factor exp(m_prev - m_new) of accum(x, rescale=m) at
+  // accumulator coordinates c (m broadcasts to x).
+  std::string rescaleFactor(const ir::Op& accOp, const std::vector<std::string>& c) {
+    ValueId m = accOp.inputs[1];
+    const ValueInfo& fi = info_[static_cast<size_t>(info(m).rescaleFactors)];
+    return fmt::format("{}[{}]", fi.var, offsetOf(fi, broadcast(shape(m), c)));
+  }
+  // How accumulator element `ref` takes this iteration's x: summed, kept
+  // maximum, or (rescaled) multiplied by the factor and then summed, the
+  // interpreter's order.
+  std::string accumulateInto(const ir::Op& accOp, const std::string& ref, const std::vector<std::string>& c,
+                             const std::string& x) {
+    if (accOp.accumOp == ir::AccumOp::Max) return fmt::format("{0} = mg_max({0}, {1});", ref, x);
+    if (ir::isRescaledAccum(accOp) && loops() > 1)
+      return fmt::format("{0} = {0} * {1} + {2};", ref, rescaleFactor(accOp, c), x);
+    return fmt::format("{0} += {1};", ref, x);
+  }
+
+  // The buffer a matmul reads operand v from (its operand copy, if any).
+  ValueInfo& operandInfo(ValueId v) {
+    int c = info(v).operandCopy;
+    return c >= 0 ? info_[static_cast<size_t>(c)] : info(v);
+  }
+
   void assignHomes() {
     info_.assign(body_.values.size(), {});
     users_.assign(body_.values.size(), {});
@@ -216,11 +307,23 @@ class Emitter {
       const auto& users = users_[static_cast<size_t>(v)];
       bool singleAccum = users.size() == 1 &&
                          body_.ops[static_cast<size_t>(users[0])].kind == OpKind::Accum && loops() > 1;
+      // A rescaled accum's producer writes into it only if it runs after the
+      // scan has computed this iteration's factors.
+      if (singleAccum) {
+        const ir::Op& acc = body_.ops[static_cast<size_t>(users[0])];
+        if (ir::isRescaledAccum(acc) && acc.inputs[0] == v && body_.value(acc.inputs[1]).op > body_.value(v).op)
+          singleAccum = false;
+        if (ir::isRescaledAccum(acc) && acc.inputs[0] != v) singleAccum = false;  // v is the scale itself
+      }
       switch (op.kind) {
         case OpKind::Input: vi.home = Home::Argument; break;
         case OpKind::Const: vi.home = Home::Constant; break;
-        case OpKind::Tile: vi.home = Home::Shared; break;
+        case OpKind::Tile:
+          vi.home = Home::Shared;
+          vi.f32 = f32Tile(op);
+          break;
         case OpKind::Accum:
+        case OpKind::Scan:  // over one iteration, both are their input
           vi.home = loops() > 1 ? Home::Shared : Home::AccumAlias;
           vi.f32 = true;
           break;
@@ -229,14 +332,14 @@ class Emitter {
         case OpKind::ReduceMean:
         case OpKind::ReduceMax:
           vi.home = singleAccum ? Home::IntoAccum : Home::Shared;
-          vi.f32 = !consumedByMatmul(v);
+          vi.f32 = !onlyMatmulsRead(v);
           break;
         default:  // element-wise operators and transpose
           if (rawUses(v) == 1 && !consumedByMatmul(v)) {
             vi.home = Home::Inline;
           } else {
             vi.home = Home::Shared;
-            vi.f32 = !consumedByMatmul(v) || !lowPrecision();
+            vi.f32 = !onlyMatmulsRead(v);
           }
       }
       if (vi.home == Home::Shared && !lowPrecision()) vi.f32 = true;
@@ -246,8 +349,20 @@ class Emitter {
       vi.var = body_.value(v).name.empty() ? fmt::format("s{}_{}", v, ir::opName(op.kind))
                                            : "s_" + sanitize(body_.value(v).name);
     }
+    // A scan that rescales an accumulator keeps the iteration's factors
+    // exp(m_prev - m_new) next to it (prefix alpha_, which no other buffer has).
+    for (const ir::Op& op : body_.ops) {
+      if (!ir::isRescaledAccum(op) || loops() == 1) continue;
+      ValueId m = op.inputs[1];
+      if (info(m).rescaleFactors >= 0) continue;
+      int f = addExtraBuffer(m, true, "alpha_" + info(m).var);
+      info(m).rescaleFactors = f;
+    }
     // Tensor-core matmuls: both operands in shared memory in the program
     // dtype (f16/bf16), n and k multiples of the m16n8k16 fragment (any m).
+    // An operand held in f32 (because something else reads it too) gets an
+    // operand copy in the program dtype; an accumulator does not (it is
+    // written across the loop), so a matmul of one takes the simple path.
     for (const ir::Op& op : body_.ops) {
       if (op.kind != OpKind::Matmul || !opt_.fastPaths || !lowPrecision() || warps_ == 0) continue;
       const Shape& sa = shape(op.inputs[0]);
@@ -255,7 +370,18 @@ class Emitter {
       int64_t k = sa.back(), n = sb.back();  // any m: rows past it are zero padding
       if (n % 8 || k % 16) continue;
       if (info(op.inputs[0]).home != Home::Shared || info(op.inputs[1]).home != Home::Shared) continue;
-      if (info(op.inputs[0]).f32 || info(op.inputs[1]).f32) continue;
+      bool operandsFit = true;
+      for (ValueId in : op.inputs) {
+        OpKind k = producer(in).kind;
+        if (info(in).f32 && (k == OpKind::Accum || k == OpKind::Scan || k == OpKind::Tile)) operandsFit = false;
+      }
+      if (!operandsFit) continue;
+      for (ValueId in : op.inputs) {
+        if (!info(in).f32 || info(in).operandCopy >= 0) continue;
+        int c = addExtraBuffer(in, false, "op_" + info(in).var);  // no shared buffer's name starts so
+        info(in).operandCopy = c;
+        fastPaths_.insert("f16/bf16 operand copies for tensor cores");
+      }
       ValueInfo& vi = info(op.results[0]);
       vi.mma = true;
       fastPaths_.insert("mma.sync.m16n8k16");
@@ -289,17 +415,23 @@ class Emitter {
     // Strides; rows of tensor-core operands are padded by 16 bytes when they
     // are a multiple of 128 bytes, so that the 8 rows a fragment load touches
     // fall into different banks.
-    for (size_t v = 0; v < body_.values.size(); ++v) {
+    for (size_t v = 0; v < info_.size(); ++v) {
       ValueInfo& vi = info_[v];
       if (vi.home != Home::Shared) continue;
-      const Shape& s = body_.values[v].shape;
+      const Shape& s = bufferShape(v);
       int elem = vi.f32 ? 4 : ir::dtypeBytes(dtype_);
       int64_t pitch = s.back();
+      // A tensor-core operand: a buffer matmuls read from, the value's own
+      // unless it has an operand copy.
+      bool isExtra = v >= body_.values.size();
       bool mmaOperand = false;
-      for (int u : users_[v]) {
-        const ir::Op& user = body_.ops[static_cast<size_t>(u)];
-        if (user.kind == OpKind::Matmul && info(user.results[0]).mma) mmaOperand = true;
-      }
+      size_t reader = isExtra ? static_cast<size_t>(copyOf_[v - body_.values.size()]) : v;
+      bool isCopy = isExtra && info_[reader].operandCopy == static_cast<int>(v);
+      if (isCopy || (!isExtra && vi.operandCopy < 0))
+        for (int u : users_[reader]) {
+          const ir::Op& user = body_.ops[static_cast<size_t>(u)];
+          if (user.kind == OpKind::Matmul && info(user.results[0]).mma) mmaOperand = true;
+        }
       if (mmaOperand && s.size() >= 2 && (pitch * elem) % 128 == 0) pitch += 16 / elem;
       vi.strides.assign(s.size(), 1);
       int64_t stride = pitch;
@@ -323,6 +455,7 @@ class Emitter {
         if (loops() == 1) return false;
         return info(op.inputs[0]).home != Home::IntoAccum;
       }
+      case OpKind::Scan: return loops() > 1;  // else it is its input
       case OpKind::Save:
       case OpKind::Tile:
       case OpKind::Matmul:
@@ -390,6 +523,7 @@ class Emitter {
     const Shape& t = shape(tileOp.results[0]);
     int64_t vec = 16 / ir::dtypeBytes(dtype_);
     int64_t pitch = t.size() >= 2 ? vi.strides[t.size() - 2] : t.back();
+    if (f32Tile(tileOp)) return false;  // (rare and small: per-split maxima)
     return opt_.fastPaths && t.back() % vec == 0 && full.back() % vec == 0 && (t.size() < 2 || pitch % vec == 0);
   }
 
@@ -451,6 +585,17 @@ class Emitter {
   void computeLifetimes() {
     // Staged tiles are written before or across loop iterations: they live
     // through the whole loop.
+    // So are scans (the running maximum carries over from one iteration to
+    // the next) and their rescale factors.
+    for (size_t v = 0; v < body_.values.size(); ++v) {
+      if (body_.ops[static_cast<size_t>(body_.values[v].op)].kind != OpKind::Scan || loops() == 1) continue;
+      if (loopEnd_ == loopBegin_) continue;
+      for (int b : {static_cast<int>(v), info_[v].rescaleFactors}) {
+        if (b < 0) continue;
+        touch(static_cast<ValueId>(b), static_cast<int>(loopBegin_));
+        touch(static_cast<ValueId>(b), static_cast<int>(loopEnd_) - 1);
+      }
+    }
     for (size_t v = 0; v < info_.size(); ++v)
       if ((info_[v].hoisted || info_[v].doubleBuffered) && loopEnd_ > loopBegin_) {
         touch(static_cast<ValueId>(v), static_cast<int>(loopBegin_));
@@ -466,10 +611,17 @@ class Emitter {
       }
       std::set<ValueId> reads;
       if (op.kind != OpKind::Tile)
-        for (ValueId in : op.inputs) sharedLeaves(in, reads);
+        for (ValueId in : op.inputs) {
+          // A matmul reads an operand copy instead of the value.
+          if (op.kind == OpKind::Matmul && info(in).operandCopy >= 0)
+            reads.insert(static_cast<ValueId>(info(in).operandCopy));
+          else
+            sharedLeaves(in, reads);
+        }
       for (ValueId r : reads) touch(r, pos);
       if (!op.results.empty()) {
         ValueId v = op.results[0];
+        if (info(v).operandCopy >= 0) touch(static_cast<ValueId>(info(v).operandCopy), pos);
         if (info(v).home == Home::IntoAccum) {
           ValueId acc = accumOf(v);
           if (!info(acc).registerAccum) touch(acc, pos);
@@ -608,12 +760,30 @@ class Emitter {
       ValueId acc = accumOf(v);
       const ValueInfo& ai = info(acc);
       std::string ref = fmt::format("{}[{}]", ai.var, offsetOf(ai, c));
-      bool isMax = producer(acc).accumOp == ir::AccumOp::Max;
-      return isMax ? fmt::format("{0} = mg_max({0}, {1});", ref, x)
-                   : fmt::format("{0} += {1};", ref, x);
+      return accumulateInto(producer(acc), ref, c, x);
     }
     std::string ref = fmt::format("{}[{}]", vi.var, offsetOf(vi, c));
+    if (vi.operandCopy >= 0) {
+      // The f32 value, and its copy rounded for the tensor cores.
+      const ValueInfo& ci = info_[static_cast<size_t>(vi.operandCopy)];
+      return fmt::format("{{ const float mg_w = {}; {} = mg_w; mg_store(&{}[{}], mg_w); }}", x, ref, ci.var,
+                         offsetOf(ci, c));
+    }
     return vi.f32 ? fmt::format("{} = {};", ref, x) : fmt::format("mg_store(&{}, {});", ref, x);
+  }
+
+  // Operand v of a matmul at coordinates c, rounded to the program dtype as
+  // the contract says (tensor cores multiply f16/bf16): read from its copy,
+  // or from a buffer already in the dtype, or rounded here.
+  std::string matmulOperand(ValueId v, const std::vector<std::string>& c) {
+    const ValueInfo& vi = info(v);
+    if (vi.operandCopy >= 0) {
+      const ValueInfo& ci = info_[static_cast<size_t>(vi.operandCopy)];
+      return fmt::format("mg_f32({}[{}])", ci.var, offsetOf(ci, c));
+    }
+    std::string x = expr(v, c);
+    if (!lowPrecision() || (vi.home == Home::Shared && !vi.f32)) return x;
+    return fmt::format("mg_f32({}({}))", dtype_ == ir::DType::F16 ? "__float2half_rn" : "__float2bfloat16_rn", x);
   }
 
   // ---- statements ----------------------------------------------------------
@@ -752,21 +922,50 @@ class Emitter {
     if (ai.registerAccum) {
       std::string reg = fmt::format("{}[j]", racc(acc));
       std::string x = expr(op.inputs[0], c);
-      std::string upd = op.accumOp == ir::AccumOp::Max ? fmt::format("{0} = mg_max({0}, {1});", reg, x)
-                                                       : fmt::format("{0} += {1};", reg, x);
+      std::string upd = accumulateInto(op, reg, c, x);
       return fmt::format(
           "    // {} = accum({}) in registers: element threadIdx.x + j * {} of each thread\n"
           "#pragma unroll\n    for (int j = 0; j < {}; ++j) {{\n      const int i = threadIdx.x + j * {};\n"
           "      if (i < {}) {{\n        {}\n        {}\n      }}\n    }}\n",
-          ai.var, op.accumOp == ir::AccumOp::Max ? "max" : "sum", threads_, ai.regsPerThread, threads_,
-          ir::numElements(shape(acc)), decl, upd);
+          ai.var, accumKind(op), threads_, ai.regsPerThread, threads_, ir::numElements(shape(acc)), decl, upd);
     }
     std::string ref = fmt::format("{}[{}]", ai.var, offsetOf(ai, c));
     std::string x = expr(op.inputs[0], c);
-    std::string upd = op.accumOp == ir::AccumOp::Max ? fmt::format("{0} = mg_max({0}, {1});", ref, x)
-                                                     : fmt::format("{0} += {1};", ref, x);
-    return fmt::format("    // {} = accum({})\n", ai.var, op.accumOp == ir::AccumOp::Max ? "max" : "sum") +
-           elementLoop(shape(acc), upd, decl);
+    std::string upd = accumulateInto(op, ref, c, x);
+    return fmt::format("    // {} = accum({})\n", ai.var, accumKind(op)) + elementLoop(shape(acc), upd, decl);
+  }
+
+  std::string accumKind(const ir::Op& op) {
+    if (op.accumOp == ir::AccumOp::Max) return "max";
+    return ir::isRescaledAccum(op) ? fmt::format("sum, rescaled by {}", info(op.inputs[1]).var) : "sum";
+  }
+
+  // scan(t, op=max): in iteration 0 the running maximum is t; later it is
+  // the larger of itself and t (NaN wins, as in the interpreter), and the
+  // factor exp(m_prev - m_new) for the accumulators it rescales is written
+  // beside it (1 in iteration 0, where they start from 0).
+  std::string emitScan(const ir::Op& op) {
+    ValueId m = op.results[0];
+    const ValueInfo& mi = info(m);
+    std::string decl;
+    auto c = coords(shape(m), "i", "c", decl);
+    std::string ref = fmt::format("{}[{}]", mi.var, offsetOf(mi, c));
+    std::string x = expr(op.inputs[0], c);
+    std::string first = fmt::format("{} = mg_t;", ref), later = fmt::format("{} = mg_new;", ref);
+    std::string head = fmt::format("    // {} = scan(max): the running maximum", mi.var);
+    if (mi.rescaleFactors >= 0) {
+      const ValueInfo& fi = info_[static_cast<size_t>(mi.rescaleFactors)];
+      std::string fref = fmt::format("{}[{}]", fi.var, offsetOf(fi, c));
+      first += fmt::format(" {} = 1.0f;", fref);
+      later += fmt::format(" {} = mg_exp(mg_old - mg_new);", fref);
+      head += fmt::format("; {} = exp(previous - new), the rescale factor", fi.var);
+    }
+    std::string body = fmt::format(
+        "const float mg_t = {};\n"
+        "      if (it == 0) {{\n        {}\n      }} else {{\n"
+        "        const float mg_old = {}, mg_new = mg_max(mg_old, mg_t);\n        {}\n      }}",
+        x, first, ref, later);
+    return head + "\n" + elementLoop(shape(m), body, decl);
   }
 
   std::string emitAccumInit(const ir::Op& op) {
@@ -836,8 +1035,8 @@ class Emitter {
         "    // {} = matmul{} (k = {}), one output element per thread\n"
         "    for (int o = threadIdx.x; o < {}; o += {}) {{\n      {}\n      float r = 0.0f;\n"
         "      for (int kk = 0; kk < {}; ++kk) r += {} * {};\n      {}\n    }}\n",
-        info(v).var, ir::shapeToString(so), k, ir::numElements(so), threads_, decl, k, expr(a, ca),
-        expr(b, cb), write(v, c, "r"));
+        info(v).var, ir::shapeToString(so), k, ir::numElements(so), threads_, decl, k, matmulOperand(a, ca),
+        matmulOperand(b, cb), write(v, c, "r"));
   }
 
   // The tensor-core matmul of one warp tile: m16 x n8, accumulating the
@@ -853,8 +1052,8 @@ class Emitter {
       return m % 16 == 0 ? std::string() : fmt::format("tm * 16 + {} < {} ? ", row, m);
     };
     auto rowElse = [&]() { return m % 16 == 0 ? std::string() : std::string(" : 0u"); };
-    const ValueInfo& ai = info(a);
-    const ValueInfo& bi = info(b);
+    const ValueInfo& ai = operandInfo(a);
+    const ValueInfo& bi = operandInfo(b);
     int64_t pa = ai.strides[ai.strides.size() - 2], pb = bi.strides[bi.strides.size() - 2];
     Shape batchShape(so.begin(), so.end() - 2);
     std::string decl;
@@ -887,9 +1086,11 @@ class Emitter {
         fmt::arg("frag", frag));
   }
 
-  // Writes fragment `frag` of tile `tileIndex` through `write`.
-  std::string fragmentStore(const ir::Op& op, const std::string& tileIndex, const std::string& frag,
-                            ValueId target, bool intoAccumBuffer) {
+  // One statement per element e of a warp tile's fragment (`stmt(e, c)`,
+  // c the element's coordinates in the matmul result), skipping the rows
+  // past m; tm, tn, g and q are in scope.
+  template <typename F>
+  std::string fragmentElements(const ir::Op& op, const std::string& tileIndex, F stmt) {
     const Shape& so = shape(op.results[0]);
     size_t r = so.size();
     int64_t m = so[r - 2], tilesM = mmaTiles(so).tilesM, tilesN = so[r - 1] / 8;
@@ -903,15 +1104,20 @@ class Emitter {
       std::vector<std::string> c = batch;
       c.push_back(fmt::format("tm * 16 + g{}", e >= 2 ? " + 8" : ""));
       c.push_back(fmt::format("tn * 8 + 2 * q{}", e % 2 ? " + 1" : ""));
-      std::string x = fmt::format("{}[{}]", frag, e);
-      if (intoAccumBuffer) {
-        const ValueInfo& ai = info(target);
-        src += fmt::format("        {}[{}] = {};\n", ai.var, offsetOf(ai, c), x);
-      } else {
-        src += fmt::format("        {}\n", write(target, c, x));
-      }
+      src += fmt::format("        {}\n", stmt(e, c));
     }
     return src;
+  }
+
+  // Writes fragment `frag` of tile `tileIndex` through `write`.
+  std::string fragmentStore(const ir::Op& op, const std::string& tileIndex, const std::string& frag,
+                            ValueId target, bool intoAccumBuffer) {
+    return fragmentElements(op, tileIndex, [&](int e, const std::vector<std::string>& c) {
+      std::string x = fmt::format("{}[{}]", frag, e);
+      if (!intoAccumBuffer) return write(target, c, x);
+      const ValueInfo& ai = info(target);
+      return fmt::format("{}[{}] = {};", ai.var, offsetOf(ai, c), x);
+    });
   }
 
   std::string emitMatmulMma(const ir::Op& op) {
@@ -922,6 +1128,23 @@ class Emitter {
     int64_t tilesM = mmaTiles(so).tilesM, tilesN = so[r - 1] / 8;
     std::string head = fmt::format("    // {} = matmul{} on tensor cores: warps take 16x8 output tiles\n",
                                    info(v).var, ir::shapeToString(so));
+    if (info(v).home == Home::IntoAccum && info(accumOf(v)).registerAccum &&
+        ir::isRescaledAccum(producer(accumOf(v)))) {
+      // Rescaled: this iteration's product in fresh fragments, then each
+      // held element times its row's factor plus the product.
+      ValueId acc = accumOf(v);
+      const ir::Op& accOp = producer(acc);
+      std::string combine = fragmentElements(op, "t", [&](int e, const std::vector<std::string>& c) {
+        std::string ref = fmt::format("{}[j][{}]", racc(acc), e);
+        return accumulateInto(accOp, ref, c, fmt::format("d[{}]", e));
+      });
+      return head + fmt::format(
+          "    for (int j = 0; j < {}; ++j) {{\n      const int t = threadIdx.x / 32 + j * {};\n"
+          "      if (t < {}) {{\n        float d[4] = {{0.0f, 0.0f, 0.0f, 0.0f}};\n        {{\n{}        }}\n"
+          "        const int tm = (t / {}) % {}, tn = t % {};\n"
+          "        const int g = (threadIdx.x % 32) / 4, q = threadIdx.x % 4;\n{}      }}\n    }}\n",
+          info(acc).tilesPerWarp, warps_, tiles, indent(mmaTile(op, "t", "d"), 2), tilesN, tilesM, tilesN, combine);
+    }
     if (info(v).home == Home::IntoAccum && info(accumOf(v)).registerAccum) {
       ValueId acc = accumOf(v);
       return head + fmt::format(
@@ -1004,9 +1227,10 @@ class Emitter {
       return terms.empty() ? std::string("0") : fmt::format("{}", fmt::join(terms, " + "));
     };
     std::string out = fmt::format("g_res{}", op.resultIndex);
-    std::string head = fmt::format("    // save into result {} ({} of {})\n", op.resultIndex, ir::shapeToString(t),
-                                   ir::shapeToString(full));
-    int64_t vec = 16 / ir::dtypeBytes(dtype_);
+    std::string head = fmt::format("    // save into result {} ({} of {}{})\n", op.resultIndex, ir::shapeToString(t),
+                                   ir::shapeToString(full), op.saveF32 ? ", kept in f32" : "");
+    ir::DType stored = op.saveF32 ? ir::DType::F32 : dtype_;
+    int64_t vec = 16 / ir::dtypeBytes(stored);
     if (opt_.fastPaths && t.back() % vec == 0 && full.back() % vec == 0) {
       // 16-byte stores: each thread converts one vector of the row and
       // writes it at once.
@@ -1023,7 +1247,7 @@ class Emitter {
       std::string body = fmt::format(
           "__align__(16) {} mg_v[{}];\n      for (int e = 0; e < {}; ++e) mg_store(&mg_v[e], {});\n"
           "      mg_store16(&{}[{}], mg_v);",
-          elementTypeName(dtype_), vec, vec, expr(v, ce), out, offsetIn(cb));
+          elementTypeName(stored), vec, vec, expr(v, ce), out, offsetIn(cb));
       return head + elementLoop(vs, body, decl);
     }
     std::string decl;
@@ -1043,6 +1267,7 @@ class Emitter {
       }
       case OpKind::Save: return emitSave(op);
       case OpKind::Accum: return emitAccumUpdate(op);
+      case OpKind::Scan: return emitScan(op);
       case OpKind::Matmul: return info(op.results[0]).mma ? emitMatmulMma(op) : emitMatmulSimple(op);
       case OpKind::ReduceSum:
       case OpKind::ReduceMean:
@@ -1055,9 +1280,9 @@ class Emitter {
     std::string t = elementTypeName(dtype_);
     std::vector<std::string> params;
     for (size_t i = 0; i < body_.inputs.size(); ++i)
-      params.push_back(fmt::format("const {}* __restrict__ g_arg{}", t, i));
+      params.push_back(fmt::format("const {}* __restrict__ g_arg{}", argumentF32(body_.inputs[i]) ? "float" : t, i));
     for (size_t i = 0; i < kernel_.results.size(); ++i)
-      params.push_back(fmt::format("{}* __restrict__ g_res{}", t, i));
+      params.push_back(fmt::format("{}* __restrict__ g_res{}", resultF32(i) ? "float" : t, i));
     std::string src = fmt::format("extern \"C\" __global__ void __launch_bounds__({})\n{}({}) {{\n", threads_,
                                   name, fmt::join(params, ", "));
     src += "  MG_DYNAMIC_SMEM(mg_smem);\n";
@@ -1067,7 +1292,7 @@ class Emitter {
       if (vi.home != Home::Shared || vi.def < 0) continue;
       std::string ty = vi.f32 ? "float" : t;
       src += fmt::format("  {0}* {5}{1} = reinterpret_cast<{0}*>(mg_smem + {2});  // {3}{6}, bytes [{2}, {4})\n", ty,
-                         vi.var, vi.offset, ir::shapeToString(body_.values[v].shape), vi.offset + vi.bytes,
+                         vi.var, vi.offset, ir::shapeToString(bufferShape(v)), vi.offset + vi.bytes,
                          vi.doubleBuffered ? "st_" : "", vi.doubleBuffered ? fmt::format(" x {} stages", stages_) : "");
     }
     if (tma_)
@@ -1256,8 +1481,8 @@ int64_t sharedMemoryLimit(int smArch) {
 }
 
 KernelCode emitKernel(const ir::Op& kernel, ir::DType dtype, const std::string& functionName,
-                      const EmitOptions& options) {
-  return Emitter(kernel, dtype, options).run(functionName);
+                      const EmitOptions& options, const std::vector<bool>& argF32) {
+  return Emitter(kernel, dtype, options, argF32).run(functionName);
 }
 
 }  // namespace mirage::codegen

@@ -37,8 +37,9 @@ std::string elementTypeName(ir::DType dtype);
 // Per-block shared-memory limit of a compute capability, in bytes.
 int64_t sharedMemoryLimit(int smArch);
 
-// `kernel` is a Kernel op of a program whose dtype is `dtype`.
+// `kernel` is a Kernel op of a program whose dtype is `dtype`; argF32[i]:
+// its argument i is stored in f32 (a kernel result saved with dtype=f32).
 KernelCode emitKernel(const ir::Op& kernel, ir::DType dtype, const std::string& functionName,
-                      const EmitOptions& options);
+                      const EmitOptions& options, const std::vector<bool>& argF32 = {});
 
 }  // namespace mirage::codegen

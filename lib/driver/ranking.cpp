@@ -8,6 +8,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <map>
+#include <mutex>
 #include <numeric>
 
 #include "mirage/backend/cost_model.h"
@@ -174,6 +177,27 @@ bool chooseByGpu(Run& run) {
 
 }  // namespace
 
+namespace {
+
+// The NVRTC compiler of the process, one per cache setting: --no-cache
+// compiles every time (no memory or disk cache), otherwise compiled binaries
+// are kept in memory and in the result cache's directory (--cache-dir), so a
+// second run does not compile the same source again.
+backend::Compiler& compilerFor(const Options& opt) {
+  static std::mutex mutex;
+  static std::map<std::string, std::unique_ptr<backend::Compiler>> compilers;
+  backend::CompilerOptions co;
+  co.useCache = !opt.noCache;
+  if (!opt.noCache) co.cacheDir = (std::filesystem::path(cacheDirectory(opt)) / "nvrtc").string();
+  std::string key = co.useCache ? co.cacheDir : std::string("\n(no cache)");
+  std::lock_guard<std::mutex> lock(mutex);
+  std::unique_ptr<backend::Compiler>& c = compilers[key];
+  if (!c) c = std::make_unique<backend::Compiler>(co);
+  return *c;
+}
+
+}  // namespace
+
 bool hopperByDefault(const Run& run) { return run.arch.smArch >= 90 && run.archName.ends_with("a"); }
 
 Lowered lower(const Run& run, const ir::Graph& g, bool compile, bool hopper) {
@@ -189,7 +213,7 @@ Lowered lower(const Run& run, const ir::Graph& g, bool compile, bool hopper) {
   l.source = r.source;
   l.cost = backend::costToJson(backend::estimateCost(g, run.arch));
   if (r.ok && compile && backend::Compiler::available()) {
-    static backend::Compiler compiler;
+    backend::Compiler& compiler = compilerFor(run.opt);
     backend::CompileRequest req;
     req.source = r.source;
     req.arch = run.archName;

@@ -3,6 +3,12 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <cfloat>
+#include <cmath>
+#include <cstdlib>
+#include <string>
+
 namespace mirage::parse {
 namespace {
 
@@ -116,6 +122,29 @@ class Lexer {
     if (bad) {
       t.kind = TokenKind::Error;
       t.message = fmt::format("malformed number {}", quoteText(src_.substr(start, pos_ - start)));
+      return;
+    }
+    checkRange(t, src_.substr(start, pos_ - start));
+  }
+
+  // Body values are f32 (mg-language.md), and the verifier reads a literal
+  // exactly: a literal that is not zero but rounds to 0 in f32, or that
+  // exceeds f32's range, would make the two disagree, so it is rejected.
+  static void checkRange(Token& t, std::string_view text) {
+    std::string s(text);
+    errno = 0;
+    double v = std::strtod(s.c_str(), nullptr);
+    bool nonzeroDigits = false;
+    for (char c : text) {
+      if (c == 'e' || c == 'E') break;
+      nonzeroDigits = nonzeroDigits || (c >= '1' && c <= '9');
+    }
+    if (!std::isfinite(v) || std::fabs(v) > static_cast<double>(FLT_MAX)) {
+      t.kind = TokenKind::Error;
+      t.message = fmt::format("number {} is out of range", quoteText(text));
+    } else if (nonzeroDigits && static_cast<float>(v) == 0.0f) {
+      t.kind = TokenKind::Error;
+      t.message = fmt::format("number {} underflows to 0 in f32 (write 0 if zero is meant)", quoteText(text));
     }
   }
 

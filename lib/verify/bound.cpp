@@ -118,8 +118,18 @@ struct Analyzer {
           break;
         case OpKind::Transpose:
         case OpKind::Tile: out = at(op.inputs[0]); break;
+        case OpKind::Scan:
+          // A multiset hash per element and iteration, and a max value.
+          stats.applications += times * (count(op.inputs[0]) + count(op.results[0]));
+          out = {1, 0};
+          break;
         case OpKind::Accum:
-          if (op.accumOp == ir::AccumOp::Max) {
+          if (ir::isRescaledAccum(op)) {
+            // sum_i x_i exp(m_i) exp(-M): two exp factors per term.
+            Deg x = at(op.inputs[0]);
+            stats.applications += times * count(op.inputs[1]) + blocks * count(op.inputs[1]);
+            out = sumOf({x.n + 2, x.d}, forloop);
+          } else if (op.accumOp == ir::AccumOp::Max) {
             stats.applications += times * count(op.inputs[0]) + blocks * count(op.results[0]);
             out = {1, 0};
           } else {
@@ -162,14 +172,17 @@ BoundStats boundStats(const ir::Graph& g) {
   return a.stats;
 }
 
-double trialErrorBound(const BoundStats& a, const BoundStats& b) {
+double trialErrorBound(const BoundStats& a, const BoundStats& b, double matchPairs) {
   // Every trial's Q exceeds 2^60 and P > Q, so 2^-60 bounds both fields'
   // Schwartz-Zippel terms.
   const double invQ = std::ldexp(1.0, -60);
   double dOut = std::max(a.outputDegree, b.outputDegree);
   double dMax = std::max(a.maxDegree, b.maxDegree);
   double apps = a.applications + b.applications;
-  double eps = (2 * dOut + 2 * apps * dMax) * invQ;
+  // A domain condition's fingerprint equal to one of the other program's
+  // facts while the two differ formally: a nonzero difference of degree at
+  // most 2 * dMax vanishing, for each pair compared.
+  double eps = (2 * dOut + 2 * apps * dMax + 2 * matchPairs * dMax) * invQ;
   // The moduli are drawn among the ~2^49.6 safe prime pairs: a nonzero
   // integer coefficient of the difference (at most dMax products of literals
   // and counts, each below 2^(literalBits + 64)) is a multiple of the drawn P
@@ -183,15 +196,23 @@ double trialErrorBound(const BoundStats& a, const BoundStats& b) {
   return std::min(1.0, eps / (1 - z));
 }
 
-double errorBound(const BoundStats& a, const BoundStats& b, int trials) {
-  return std::pow(trialErrorBound(a, b), std::max(1, trials));
+double errorBound(const BoundStats& a, const BoundStats& b, int trials, double matchPairs) {
+  return std::pow(trialErrorBound(a, b, matchPairs), std::max(1, trials));
 }
 
-int defaultTrials(const BoundStats& a, const BoundStats& b) {
-  double eps = trialErrorBound(a, b);
-  if (eps >= 1.0) return 2;
-  int t = static_cast<int>(std::ceil(std::log(1e-9) / std::log(eps)));
-  return std::clamp(t, 2, 64);
+int trialsNeeded(const BoundStats& a, const BoundStats& b, double matchPairs) {
+  double eps = trialErrorBound(a, b, matchPairs);
+  if (eps >= 1.0) return 0;
+  if (eps <= 0.0) return 2;
+  int t = std::max(2, static_cast<int>(std::ceil(std::log(kMaxErrorBound) / std::log(eps))));
+  // Rounding: make sure the bound printed for t trials is within the limit.
+  while (t <= kMaxTrials && errorBound(a, b, t, matchPairs) > kMaxErrorBound) ++t;
+  return t <= kMaxTrials ? t : 0;
+}
+
+int defaultTrials(const BoundStats& a, const BoundStats& b, double matchPairs) {
+  int t = trialsNeeded(a, b, matchPairs);
+  return t > 0 ? t : 2;
 }
 
 }  // namespace mirage::verify

@@ -17,12 +17,22 @@ struct BoundStats {
 
 BoundStats boundStats(const ir::Graph& g);
 
+// "equivalent" is only ever printed with a bound at most this (cli.md).
+constexpr double kMaxErrorBound = 1e-9;
+// The most trials a default check runs.
+constexpr int kMaxTrials = 64;
+
 // Per-trial bound on a wrong "equivalent" for a reference and a candidate,
-// and the bound after `trials` independent trials.
-double trialErrorBound(const BoundStats& a, const BoundStats& b);
-double errorBound(const BoundStats& a, const BoundStats& b, int trials);
-// The smallest number of trials (at least 2) whose bound is below 1e-9, or
-// 2 when no number of trials gets there (the bound printed says so).
-int defaultTrials(const BoundStats& a, const BoundStats& b);
+// and the bound after `trials` independent trials. `matchPairs` counts the
+// comparisons of a domain condition's fingerprint against the other
+// program's facts (domain.h): each false match is a Schwartz-Zippel event.
+double trialErrorBound(const BoundStats& a, const BoundStats& b, double matchPairs = 0);
+double errorBound(const BoundStats& a, const BoundStats& b, int trials, double matchPairs = 0);
+// The smallest number of trials (at least 2) whose bound is at most
+// kMaxErrorBound, or 0 when more than kMaxTrials would be needed.
+int trialsNeeded(const BoundStats& a, const BoundStats& b, double matchPairs = 0);
+// trialsNeeded, or 2 when no number of trials up to kMaxTrials gets there
+// (the check then answers "not proven").
+int defaultTrials(const BoundStats& a, const BoundStats& b, double matchPairs = 0);
 
 }  // namespace mirage::verify

@@ -32,9 +32,14 @@ std::vector<char> residueDemand(const ir::Graph& g, const std::vector<char>& res
           for (ValueId in : op.inputs) mark(in);
         break;
       case OpKind::Accum:
-        if (op.accumOp == ir::AccumOp::Sum && need[static_cast<size_t>(op.results[0])])
+        // A rescaled sum reads its scan's residue (exp(m_i - M)) and has
+        // none itself.
+        if (ir::isRescaledAccum(op))
+          mark(op.inputs[1]);
+        else if (op.accumOp == ir::AccumOp::Sum && need[static_cast<size_t>(op.results[0])])
           mark(op.inputs[0]);
         break;
+      case OpKind::Scan: break;  // a maximum draws its own residue
       case OpKind::Kernel: {
         std::vector<char> results;
         for (ValueId r : op.results) results.push_back(need[static_cast<size_t>(r)]);

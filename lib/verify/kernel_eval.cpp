@@ -3,6 +3,7 @@
 // block, ops run serially on tiles.
 #include "kernel_eval.h"
 
+#include <algorithm>
 #include <atomic>
 #include <stdexcept>
 
@@ -49,8 +50,14 @@ std::vector<Lanes> bodyLanes(const ir::Graph& body, const std::vector<FTensorPtr
       case OpKind::Silu:
       case OpKind::Gelu:
       case OpKind::Relu: l = {true, false}; break;
-      case OpKind::ReduceMax: l = {true, true}; break;
+      case OpKind::ReduceMax:
+      case OpKind::Scan: l = {true, true}; break;
       case OpKind::Accum:
+        // A rescaled sum is a sum of products with exponentials: no residue.
+        if (ir::isRescaledAccum(op)) {
+          l = {false, false};
+          break;
+        }
         // A sum over a single iteration is the value itself: it stays a
         // maximum if it was one.
         l = op.accumOp == ir::AccumOp::Max
@@ -77,7 +84,8 @@ void allocate(FTensor& t, const ir::Shape& shape, Lanes l) {
 
 bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<FTensorPtr>& args,
                     const std::vector<char>& resultNeed, const Trial& trial, ThreadPool* pool,
-                    std::vector<std::shared_ptr<FTensor>>& results) {
+                    std::vector<std::shared_ptr<FTensor>>& results,
+                    const std::vector<int>* watchSlots, std::vector<std::vector<u64>>* watched) {
   const ir::Graph& body = *kernel.body;
   const ir::KernelConfig& cfg = kernel.config;
   std::vector<char> need = residueDemand(body, resultNeed);
@@ -90,6 +98,36 @@ bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<
     for (ValueId in : op.inputs) a = a || after[static_cast<size_t>(in)];
     for (ValueId r : op.results) after[static_cast<size_t>(r)] = a;
   }
+  // Watched values: one instance per block, and per iteration in the loop.
+  const int64_t blockCount = cfg.grid[0] * cfg.grid[1] * cfg.grid[2];
+  if (watchSlots)
+    for (size_t v = 0; v < body.values.size(); ++v) {
+      int slot = (*watchSlots)[v];
+      if (slot < 0) continue;
+      int64_t n = ir::numElements(body.values[v].shape) * blockCount * (after[v] ? 1 : cfg.forloop);
+      (*watched)[static_cast<size_t>(slot)].assign(static_cast<size_t>(n), 0);
+    }
+  auto record = [&](ValueId v, int64_t b, int64_t it, const FTensor& t) {
+    if (!watchSlots) return;
+    int slot = (*watchSlots)[static_cast<size_t>(v)];
+    if (slot < 0) return;
+    int64_t instance = after[static_cast<size_t>(v)] ? b : b * cfg.forloop + it;
+    std::copy(t.p.begin(), t.p.end(),
+              (*watched)[static_cast<size_t>(slot)].begin() + instance * static_cast<int64_t>(t.p.size()));
+  };
+  // w^(+-residue) of a scan value: the factors exp(m_i) and exp(-M) of a
+  // rescaled accumulator (see below).
+  auto omegaOf = [&](const FTensor& m, bool negate) {
+    if (m.q.size() != m.p.size()) throw std::logic_error("evaluateKernel: a rescale without a residue lane");
+    FTensor w;
+    w.shape = m.shape;
+    w.p.resize(m.q.size());
+    for (size_t i = 0; i < m.q.size(); ++i)
+      w.p[i] = trial.expOmega(trial.Q().fromMont(negate ? trial.Q().neg(m.q[i]) : m.q[i]));
+    return w;
+  };
+  ir::Op mulOp;
+  mulOp.kind = OpKind::Mul;
   std::vector<int> argIndex(body.values.size(), -1);
   for (size_t k = 0; k < body.inputs.size(); ++k) argIndex[static_cast<size_t>(body.inputs[k])] = static_cast<int>(k);
 
@@ -108,12 +146,12 @@ bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<
                g.value(kernel.results[static_cast<size_t>(op.resultIndex)]).shape,
                lanes[static_cast<size_t>(op.inputs[0])]);
 
-  const int64_t gx = cfg.grid[0], gy = cfg.grid[1], gz = cfg.grid[2];
+  const int64_t gx = cfg.grid[0], gy = cfg.grid[1];
   std::atomic<bool> zeroDivisor{false};
   // Many blocks: blocks in parallel, ops serial. Fewer blocks than threads
   // (a one-block kernel with a long for-loop, say): blocks in turn, each op
   // parallel inside.
-  const int64_t blocks = gx * gy * gz;
+  const int64_t blocks = blockCount;
   const int threads = pool ? pool->threads() : 1;
   ThreadPool* blockPool = blocks >= 2 * threads ? pool : nullptr;
   ThreadPool* opPool = blockPool ? nullptr : pool;
@@ -130,6 +168,38 @@ bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<
         for (const ir::Op& op : body.ops) {
           if (op.kind == OpKind::Input || op.kind == OpKind::Const || op.kind == OpKind::Save) continue;
           ValueId res = op.results[0];
+          if (op.kind == OpKind::Scan) {
+            // The running maximum: the multiset of t over iterations 0..it
+            // (so equal prefixes give equal values, and the last one equals
+            // accum(t, op=max) and any maximum over the same elements).
+            const FTensor& t = *valueOf(op.inputs[0]);
+            FTensor& m = vals[static_cast<size_t>(res)];
+            if (it == 0) m.mx.assign(t.p.size(), 0);
+            for (int64_t i = 0; i < t.size(); ++i)
+              m.mx[static_cast<size_t>(i)] = trial.P().add(m.mx[static_cast<size_t>(i)], maxContribution(t, i, trial));
+            m.shape = t.shape;
+            finishMaximum(m, trial, need[static_cast<size_t>(res)]);
+            record(res, b, it, m);
+            continue;
+          }
+          if (ir::isRescaledAccum(op)) {
+            // After the loop it holds sum_i x_i exp(m_i - M) (M the last m),
+            // which is exp(-M) * sum_i x_i w^(m_i): exp is a homomorphism
+            // in the field, so the recurrence's closed form is exact.
+            const FTensor& x = *valueOf(op.inputs[0]);
+            FTensor w = omegaOf(*valueOf(op.inputs[1]), false);
+            FTensor& acc = vals[static_cast<size_t>(res)];
+            FTensor term;
+            applyOp(mulOp, {&x, &w}, x.shape, trial, opPool, term, false);
+            if (it == 0)
+              acc.p = std::move(term.p);
+            else
+              for (size_t i = 0; i < acc.p.size(); ++i) acc.p[i] = trial.P().add(acc.p[i], term.p[i]);
+            acc.q.clear();
+            acc.mx.clear();
+            acc.shape = x.shape;
+            continue;
+          }
           if (op.kind == OpKind::Accum) {
             const FTensor& x = *valueOf(op.inputs[0]);
             FTensor& acc = vals[static_cast<size_t>(res)];
@@ -170,6 +240,7 @@ bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<
             if (op.fmap >= 0) off[static_cast<size_t>(op.fmap)] += it * tile[static_cast<size_t>(op.fmap)];
             allocate(out, tile, lanes[static_cast<size_t>(res)]);
             copyBox(arg, off, out, std::vector<int64_t>(tile.size(), 0), tile);
+            record(res, b, it, out);
             continue;
           }
           ins.clear();
@@ -178,17 +249,26 @@ bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<
             zeroDivisor = true;
             return;
           }
+          record(res, b, it, out);
         }
       }
       // After the loop: finish the accumulators, run the ops that depend on
       // them, and save.
       for (const ir::Op& op : body.ops) {
         if (op.kind == OpKind::Accum) {
-          if (op.accumOp == ir::AccumOp::Max) {
+          if (ir::isRescaledAccum(op)) {
+            // The last iteration's running maximum is still in vals.
+            FTensor w = omegaOf(vals[static_cast<size_t>(op.inputs[1])], true);
+            FTensor& acc = vals[static_cast<size_t>(op.results[0])];
+            FTensor scaled;
+            applyOp(mulOp, {&acc, &w}, acc.shape, trial, opPool, scaled, false);
+            acc.p = std::move(scaled.p);
+          } else if (op.accumOp == ir::AccumOp::Max) {
             FTensor& acc = vals[static_cast<size_t>(op.results[0])];
             acc.shape = body.value(op.results[0]).shape;
             finishMaximum(acc, trial, need[static_cast<size_t>(op.results[0])]);
           }
+          record(op.results[0], b, 0, vals[static_cast<size_t>(op.results[0])]);
           continue;
         }
         if (op.kind == OpKind::Save) {
@@ -212,6 +292,7 @@ bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<
           zeroDivisor = true;
           return;
         }
+        record(res, b, 0, vals[static_cast<size_t>(res)]);
       }
     }
   });

@@ -401,9 +401,54 @@ struct LazyEvaluator::Impl {
         }
         break;
       }
+      case OpKind::Scan: {
+        // The multiset of t over iterations 0..iteration (kernel_eval.cpp):
+        // from the latest memoized prefix forward, without recursing once
+        // per iteration (for-loops can be long).
+        int start = iteration;
+        u64 mx = 0;
+        while (start > 0) {
+          auto it = bodyMemo.find(BodyKey{kIndex, v, start - 1, block.linear, flat});
+          if (it != bodyMemo.end()) {
+            mx = it->second.mx;
+            break;
+          }
+          --start;
+        }
+        for (int j = start; j <= iteration && ok; ++j) {
+          Elem t;
+          ok = bodyElement(kop, kIndex, block, op.inputs[0], j, idx, t);
+          if (!ok) break;
+          mx = trial.P().add(mx, t.isMax ? t.mx : maxElementHash(t.p, trial));
+          if (j < iteration) {
+            Elem prefix;
+            finishMax(mx, true, prefix);
+            bodyMemo.emplace(BodyKey{kIndex, v, j, block.linear, flat}, prefix);
+          }
+        }
+        if (!ok) break;
+        out = Elem{};
+        finishMax(mx, true, out);
+        break;
+      }
       case OpKind::Accum: {
         const MontField& P = trial.P();
         const MontField& Q = trial.Q();
+        if (ir::isRescaledAccum(op)) {
+          // exp(-M) * sum_i x_i w^(m_i), M the last m (kernel_eval.cpp).
+          Index mi = broadcastIndex(idx, body.value(v).shape.size(), body.value(op.inputs[1]).shape);
+          u64 sum = 0;
+          Elem x, m;
+          for (int it = 0; it < cfg.forloop && ok; ++it) {
+            ok = bodyElement(kop, kIndex, block, op.inputs[0], it, idx, x) &&
+                 bodyElement(kop, kIndex, block, op.inputs[1], it, mi, m);
+            if (ok) sum = P.add(sum, P.mul(x.p, trial.expOmega(Q.fromMont(m.q))));
+          }
+          if (!ok) break;
+          out = Elem{};
+          out.p = P.mul(sum, trial.expOmega(Q.fromMont(Q.neg(m.q))));
+          break;
+        }
         u64 sp = 0, sq = 0, mx = 0;
         bool withQ = needQ;
         Elem x;

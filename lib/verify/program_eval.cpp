@@ -44,7 +44,8 @@ u64 attributeHash(const ir::Op& op, u64 seed) {
       h = hashCombine(hashCombine(h, hashString(op.scalarText, seed)), bits);
       break;
     }
-    case OpKind::Accum: h = hashCombine(h, static_cast<u64>(op.accumOp)); break;
+    case OpKind::Accum:
+    case OpKind::Scan: h = hashCombine(h, static_cast<u64>(op.accumOp)); break;
     case OpKind::Tile:
       for (int m : op.imap) h = hashCombine(h, static_cast<u64>(static_cast<int64_t>(m)));
       h = hashCombine(h, static_cast<u64>(static_cast<int64_t>(op.fmap)));
@@ -183,8 +184,26 @@ int64_t FingerprintCache::misses() const {
 // ---------------------------------------------------------------------------
 
 EvalResult evaluateProgram(const ir::Graph& g, const Trial& trial, ThreadPool* pool,
-                           FingerprintCache* cache, const Cancel* cancel) {
+                           FingerprintCache* cache, const Cancel* cancel,
+                           const std::vector<WatchSite>* watch) {
   EvalResult result;
+  // Watched values: their slot in result.watched, per graph and value.
+  std::unordered_map<const ir::Graph*, std::vector<int>> slots;
+  if (watch) {
+    result.watched.resize(watch->size());
+    for (size_t i = 0; i < watch->size(); ++i) {
+      const WatchSite& w = (*watch)[i];
+      if (!w.graph) continue;
+      std::vector<int>& s = slots[w.graph];
+      s.resize(w.graph->values.size(), -1);
+      s[static_cast<size_t>(w.value)] = static_cast<int>(i);
+    }
+  }
+  auto slotsOf = [&](const ir::Graph* graph) -> const std::vector<int>* {
+    auto it = slots.find(graph);
+    return it == slots.end() ? nullptr : &it->second;
+  };
+  const std::vector<int>* topSlots = slotsOf(&g);
   std::vector<Hash2> hashes;
   if (cache) hashes = structuralHashes(g);
   std::vector<FTensorPtr> vals(g.values.size());
@@ -207,7 +226,9 @@ EvalResult evaluateProgram(const ir::Graph& g, const Trial& trial, ThreadPool* p
       result.status = EvalStatus::Cancelled;
       return result;
     }
-    bool cached = cache && op.kind != OpKind::Const && !op.results.empty();
+    const std::vector<int>* bodySlots = op.kind == OpKind::Kernel ? slotsOf(op.body.get()) : nullptr;
+    // A watched body value is not in the cache: evaluate the kernel again.
+    bool cached = cache && op.kind != OpKind::Const && !op.results.empty() && !bodySlots;
     if (cached) {
       for (ValueId r : op.results) {
         vals[static_cast<size_t>(r)] = cache->find(key(r));
@@ -244,7 +265,8 @@ EvalResult evaluateProgram(const ir::Graph& g, const Trial& trial, ThreadPool* p
           std::vector<std::shared_ptr<FTensor>> outs;
           std::vector<char> resultNeed;
           for (ValueId r : op.results) resultNeed.push_back(need[static_cast<size_t>(r)]);
-          if (!evaluateKernel(g, op, args, resultNeed, trial, pool, outs)) {
+          if (!evaluateKernel(g, op, args, resultNeed, trial, pool, outs, bodySlots,
+                              bodySlots ? &result.watched : nullptr)) {
             result.status = cancelled() ? EvalStatus::Cancelled : EvalStatus::ZeroDivisor;
             return result;
           }
@@ -253,6 +275,7 @@ EvalResult evaluateProgram(const ir::Graph& g, const Trial& trial, ThreadPool* p
         }
         case OpKind::Tile:
         case OpKind::Accum:
+        case OpKind::Scan:
         case OpKind::Save: throw std::logic_error("evaluateProgram: block-level op at program level");
         default: {
           std::vector<const FTensor*> ins;
@@ -275,6 +298,11 @@ EvalResult evaluateProgram(const ir::Graph& g, const Trial& trial, ThreadPool* p
         for (ValueId r : op.results)
           cache->insert(key(r), vals[static_cast<size_t>(r)]);
     }
+    if (topSlots)
+      for (ValueId r : op.results) {
+        int slot = (*topSlots)[static_cast<size_t>(r)];
+        if (slot >= 0) result.watched[static_cast<size_t>(slot)] = vals[static_cast<size_t>(r)]->p;
+      }
     for (ValueId in : op.inputs)
       if (--uses[static_cast<size_t>(in)] == 0) vals[static_cast<size_t>(in)].reset();
   }

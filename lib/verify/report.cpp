@@ -16,6 +16,7 @@ std::string formatVerdict(const Verdict& v, const Options& options) {
   }
   // Not evidence of a difference: say so rather than "fingerprints differ".
   if (v.cancelled) return fmt::format("inconclusive: {}\n", v.message);
+  if (v.notProven) return fmt::format("not proven: {}\n", v.message);
   if (!v.index.empty() || !v.output.empty()) {
     if (v.index.empty())
       out = fmt::format("not equivalent: {}\n", v.message);

@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "bound.h"
+#include "domain.h"
 #include "mirage/ir/check.h"
 #include "hash.h"
 #include "lazy_eval.h"
@@ -64,28 +65,83 @@ std::string outputName(const ir::Graph& g, size_t i) {
   return n.empty() ? fmt::format("output {}", i) : n;
 }
 
+
+// The watch list of a plan (indexed like its sites; unwatched sites have no
+// graph) for the given site lists.
+std::vector<WatchSite> watchList(const DomainPlan& plan, const std::vector<int>& a,
+                                 const std::vector<int>& b = {}) {
+  std::vector<WatchSite> w(plan.sites.size());
+  for (const std::vector<int>* list : {&a, &b})
+    for (int s : *list) w[static_cast<size_t>(s)] = plan.sites[static_cast<size_t>(s)];
+  return w;
+}
+
 }  // namespace
+
+// What one check needs from the domain analysis (docs/verifier.md,
+// "Definedness").
+struct DomainCheck {
+  DomainPlan cand;
+  bool candObligations = false;  // the candidate's conditions need the reference's facts
+  bool refObligations = false;   // symmetric: the reference's need the candidate's facts
+  bool refWatch() const { return candObligations || refObligations; }
+  std::vector<WatchSite> candWatch;
+  double matchPairs = 0;  // fingerprint comparisons against facts, for the bound
+};
 
 struct Verifier::Impl {
   ir::Graph ref;
   Options options;
   BoundStats refStats;
+  DomainPlan refPlan;
+  std::vector<WatchSite> refWatchList;  // the reference's fact (and, symmetric, obligation) sites
   std::unique_ptr<ThreadPool> pool;
   std::unique_ptr<FingerprintCache> cache;
   std::mutex refMu;  // guards refOutputs (and serializes reference evaluations)
-  std::map<std::pair<int, int>, EvalResult> refOutputs;  // (trial, attempt)
+  std::map<std::tuple<int, int, bool>, EvalResult> refOutputs;  // (trial, attempt, watched)
 
   // A copy (the tensors are shared): a cancelled evaluation is returned but
-  // never stored, so a later check evaluates the reference again.
-  EvalResult reference(int trial, int attempt, const Cancel& cancel) {
+  // never stored, so a later check evaluates the reference again. With
+  // `watched`, the reference's domain sites are recorded too.
+  EvalResult reference(int trial, int attempt, const Cancel& cancel, bool watched = false) {
     std::lock_guard<std::mutex> lock(refMu);
-    auto key = std::make_pair(trial, attempt);
+    auto key = std::make_tuple(trial, attempt, watched);
     auto it = refOutputs.find(key);
     if (it != refOutputs.end()) return it->second;
     Trial t(options.seed, static_cast<u64>(trial), static_cast<u64>(attempt));
-    EvalResult r = evaluateProgram(ref, t, pool.get(), cache.get(), &cancel);
+    EvalResult r = evaluateProgram(ref, t, pool.get(), cache.get(), &cancel, watched ? &refWatchList : nullptr);
     if (r.status != EvalStatus::Cancelled) refOutputs.emplace(key, r);
     return r;
+  }
+
+  DomainCheck domainCheck(const ir::Graph& cand) const {
+    DomainCheck d;
+    d.cand = domainPlan(cand);
+    d.candObligations = d.cand.needsFacts();
+    d.refObligations = options.symmetric && refPlan.needsFacts();
+    d.candWatch = watchList(d.cand, d.candObligations ? d.cand.obligationSites() : std::vector<int>{},
+                            d.refObligations ? d.cand.factSites() : std::vector<int>{});
+    if (d.candObligations) d.matchPairs += d.cand.obligationInstances() * refPlan.factInstances();
+    if (d.refObligations) d.matchPairs += refPlan.obligationInstances() * d.cand.factInstances();
+    return d;
+  }
+
+  // "" when the domain conditions hold in this trial, else the reason.
+  std::string domainProblem(const DomainCheck& d, const EvalResult& r, const EvalResult& c,
+                            const MontField& P) const {
+    if (d.candObligations) {
+      std::string why = unmetCondition(d.cand, c.watched, collectFacts(refPlan, r.watched, P));
+      if (!why.empty())
+        return fmt::format("the second program's {}, which is not shown wherever the first program is defined",
+                           why);
+    }
+    if (d.refObligations) {
+      std::string why = unmetCondition(refPlan, r.watched, collectFacts(d.cand, c.watched, P));
+      if (!why.empty())
+        return fmt::format("the first program's {}, which is not shown wherever the second program is defined",
+                           why);
+    }
+    return {};
   }
 
   static void markCancelled(Verdict& v) {
@@ -97,16 +153,19 @@ struct Verifier::Impl {
   // Runs one trial (with resampling). Returns true when it ran to a
   // comparison; fills `v` when the outputs differ or no attempt succeeded.
   // A cancelled trial returns false with v marked cancelled.
-  bool runTrial(const ir::Graph& cand, int trial, Verdict& v, const Cancel& cancel) {
+  bool runTrial(const ir::Graph& cand, int trial, Verdict& v, const Cancel& cancel,
+                const DomainCheck* domain = nullptr) {
+    bool watch = domain && domain->refWatch();
     for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
-      EvalResult r = reference(trial, attempt, cancel);
+      EvalResult r = reference(trial, attempt, cancel, watch);
       if (r.status == EvalStatus::Cancelled) {
         markCancelled(v);
         return false;
       }
       if (r.status != EvalStatus::Ok) continue;
       Trial t(options.seed, static_cast<u64>(trial), static_cast<u64>(attempt));
-      EvalResult c = evaluateProgram(cand, t, pool.get(), cache.get(), &cancel);
+      EvalResult c = evaluateProgram(cand, t, pool.get(), cache.get(), &cancel,
+                                     watch ? &domain->candWatch : nullptr);
       if (c.status == EvalStatus::Cancelled) {
         markCancelled(v);
         return false;
@@ -132,9 +191,19 @@ struct Verifier::Impl {
           }
         }
       }
+      if (watch) {
+        std::string problem = domainProblem(*domain, r, c, t.P());
+        if (!problem.empty()) {
+          v.equivalent = false;
+          v.notProven = v.undefined = true;
+          v.message = problem;
+          return false;
+        }
+      }
       return true;
     }
     v.equivalent = false;
+    v.notProven = true;
     v.message = fmt::format(
         "a divisor is zero in the field on all {} samples of trial {}; the programs divide by an "
         "expression that may be identically zero, and equivalence cannot be shown",
@@ -170,7 +239,12 @@ Verifier::Verifier(const ir::Graph& reference, Options options) : impl_(std::mak
   impl_->options.threads = impl_->pool->threads();
   impl_->cache = std::make_unique<FingerprintCache>(options.cacheBytes);
   impl_->referenceProblem = ir::checkProgram(reference);
-  if (impl_->referenceProblem.empty()) impl_->refStats = boundStats(reference);
+  if (impl_->referenceProblem.empty()) {
+    impl_->refStats = boundStats(reference);
+    impl_->refPlan = domainPlan(impl_->ref);  // sites point into impl_->ref, which stays put
+    impl_->refWatchList = watchList(impl_->refPlan, impl_->refPlan.factSites(),
+                                    options.symmetric ? impl_->refPlan.obligationSites() : std::vector<int>{});
+  }
 }
 
 Verifier::~Verifier() = default;
@@ -223,13 +297,27 @@ Verdict Verifier::check(const ir::Graph& candidate, const Cancel& cancel) const 
   Verdict v;
   if (!impl_->signatureOk(candidate, v)) return v;
   BoundStats cand = boundStats(candidate);
-  int trials = impl_->options.trials > 0 ? impl_->options.trials : defaultTrials(impl_->refStats, cand);
+  DomainCheck domain = impl_->domainCheck(candidate);
+  int trials = impl_->options.trials > 0 ? impl_->options.trials
+                                         : defaultTrials(impl_->refStats, cand, domain.matchPairs);
   for (int t = 0; t < trials; ++t) {
     v.trials = t + 1;
-    if (!impl_->runTrial(candidate, t, v, cancel)) return v;
+    if (!impl_->runTrial(candidate, t, v, cancel, &domain)) return v;
+  }
+  v.errorBound = errorBound(impl_->refStats, cand, trials, domain.matchPairs);
+  // Never "equivalent" with a bound that says little (cli.md).
+  if (!(v.errorBound <= kMaxErrorBound)) {
+    v.notProven = true;
+    int needed = trialsNeeded(impl_->refStats, cand, domain.matchPairs);
+    v.message = needed > 0
+                    ? fmt::format("the error bound after {} trials is {:.3g}, above {:.0e}; {} trials would reach it",
+                                  trials, v.errorBound, kMaxErrorBound, needed)
+                    : fmt::format("the error bound is {:.3g} after {} trials and stays above {:.0e} with up to {} "
+                                  "(the expressions' degrees are too high for fields of 2^60 elements)",
+                                  v.errorBound, trials, kMaxErrorBound, kMaxTrials);
+    return v;
   }
   v.equivalent = true;
-  v.errorBound = errorBound(impl_->refStats, cand, trials);
   return v;
 }
 

@@ -6,7 +6,12 @@
 //   codegen_check FILE.mg [--arch N] [--seed N] [--simple-only | --fast-only]
 //                 [--hopper] [--nvcc sm_XX ...] [--nvrtc sm_XX ...]
 //                 [--expect-error TEXT] [--emit FILE.cu]
-//                 [--expect-fast-path TEXT ...]
+//                 [--expect-fast-path TEXT ...] [--scale NAME=F ...] [--ulps N]
+//
+// --scale NAME=F multiplies input NAME by F instead of 1/4 (e.g. to make
+// attention logits large); --ulps N compares within N units in the last
+// place of the program dtype, NaN for NaN (see closeUlps) instead of the
+// default relative tolerance.
 //
 // --hopper generates with Options::hopperPaths; a file that takes the Hopper
 // path is then run twice under the shim: its TMA/mbarrier branch and, with
@@ -15,6 +20,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -27,6 +33,7 @@
 #include "mirage/codegen/cuda.h"
 #include "mirage/codegen/host_runner.h"
 #include "mirage/interp/interpreter.h"
+#include "mirage/interp/rounding.h"
 #include "mirage/parse/parser.h"
 #ifdef MIRAGE_HAVE_BACKEND
 #include "mirage/backend/launch_plan.h"
@@ -51,17 +58,47 @@ bool close(float got, float want, double scale, ir::DType t) {
   return std::fabs(got - want) <= tol * (1e-3 + std::fabs(want) + scale);
 }
 
+// The spacing of the program dtype's values at |x| (its unit in the last
+// place; the subnormal spacing below the normal range).
+double ulpOf(double x, ir::DType t) {
+  int mant = t == ir::DType::F32 ? 23 : t == ir::DType::F16 ? 10 : 7;
+  int minExp = t == ir::DType::F32 ? -126 : t == ir::DType::F16 ? -14 : -126;
+  int e = x == 0 ? minExp : std::max(std::ilogb(x), minExp);
+  return std::ldexp(1.0, e - mant);
+}
+
+// Within `ulps` units in the last place of the output's largest finite
+// magnitude, NaN for NaN, infinities equal. Not of each element's own
+// magnitude: a small element is a difference of larger terms (partial
+// results stored in the dtype, summed in another order), so it is only as
+// exact as they are.
+bool closeUlps(float got, float want, double largest, ir::DType t, int ulps) {
+  if (std::isnan(want) || std::isnan(got)) return std::isnan(want) && std::isnan(got);
+  if (std::isinf(want) || std::isinf(got)) return got == want;
+  double at = std::max<double>(std::fabs(want), largest);
+  return std::fabs(double(got) - want) <= ulps * ulpOf(at, t);
+}
+
 int compareOutputs(const ir::Graph& g, const std::vector<interp::Tensor>& got,
-                   const std::vector<interp::Tensor>& want, const std::string& label) {
+                   const std::vector<interp::Tensor>& want, const std::string& label, int ulps) {
   int bad = 0;
   for (size_t o = 0; o < want.size(); ++o) {
     int badHere = 0;
     double sq = 0;
     for (float x : want[o].data) sq += std::isfinite(x) ? double(x) * x : 0.0;
     double scale = want[o].data.empty() ? 0.0 : std::sqrt(sq / static_cast<double>(want[o].data.size()));
+    double largest = 0;
+    int64_t nonFinite = 0;
+    for (float x : want[o].data) {
+      if (std::isfinite(x)) largest = std::max<double>(largest, std::fabs(x));
+      else ++nonFinite;
+    }
+    if (ulps > 0)
+      std::cout << fmt::format("{}: output {}: {} of {} interpreter elements are inf or NaN, largest finite {}\n", label,
+                               g.value(g.outputs[o]).name, nonFinite, want[o].size(), largest);
     for (int64_t i = 0; i < want[o].size(); ++i) {
       float a = got[o].data[static_cast<size_t>(i)], b = want[o].data[static_cast<size_t>(i)];
-      if (close(a, b, scale, g.dtype)) continue;
+      if (ulps > 0 ? closeUlps(a, b, largest, g.dtype, ulps) : close(a, b, scale, g.dtype)) continue;
       ++bad;
       if (badHere++ < 3)
         std::cerr << fmt::format("{}: output {} differs at flat index {}: got {}, interpreter {}\n", label,
@@ -142,6 +179,8 @@ std::string withDefineAfterHeader(const std::string& source, const std::string& 
 int main(int argc, char** argv) {
   std::string path, expectError, emit;
   std::vector<std::string> nvccArchs, nvrtcArchs, expectFast;
+  std::vector<std::pair<std::string, float>> scales;
+  int ulps = 0;
   int arch = 90;
   uint64_t seed = 1;
   bool simpleOnly = false, fastOnly = false, hopper = false;
@@ -164,18 +203,38 @@ int main(int argc, char** argv) {
     else if (a == "--expect-error") expectError = next();
     else if (a == "--expect-fast-path") expectFast.push_back(next());
     else if (a == "--emit") emit = next();
+    else if (a == "--ulps") ulps = std::stoi(next());
+    else if (a == "--scale") {
+      std::string v = next();
+      size_t eq = v.find('=');
+      if (eq == std::string::npos) {
+        std::cerr << "--scale takes NAME=FACTOR\n";
+        return 2;
+      }
+      scales.emplace_back(v.substr(0, eq), std::stof(v.substr(eq + 1)));
+    }
     else path = a;
   }
   auto program = parse::parseFile(path, std::cerr);
   if (!program) return 1;
 
   // Random inputs in [-1/4, 1/4) (the interpreter's, scaled exactly): at
-  // full range, exp of a 64-long dot product already overflows f16.
+  // full range, exp of a 64-long dot product already overflows f16. A
+  // --scale factor replaces the 1/4 (the scaled values rounded to the dtype).
   std::vector<interp::Tensor> inputs;
   for (ir::ValueId v : program->inputs) {
-    inputs.push_back(interp::randomTensor(program->value(v).shape, program->dtype, seed, program->value(v).name));
-    for (float& x : inputs.back().data) x *= 0.25f;
+    const std::string& name = program->value(v).name;
+    inputs.push_back(interp::randomTensor(program->value(v).shape, program->dtype, seed, name));
+    float factor = 0.25f;
+    for (const auto& [n, f] : scales)
+      if (n == name) factor = f;
+    for (float& x : inputs.back().data) x = interp::roundToDType(x * factor, program->dtype);
   }
+  for (const auto& [n, f] : scales)
+    if (program->findValue(n) == ir::kNoValue) {
+      std::cerr << "--scale names no input '" << n << "'\n";
+      return 2;
+    }
   std::vector<interp::Tensor> want = interp::evaluate(*program, inputs);
 
   int failures = 0;
@@ -238,7 +297,7 @@ int main(int argc, char** argv) {
         std::cerr << variantLabel << ": " << e << "\n";
         return 1;
       }
-      int bad = compareOutputs(*program, got, want, variantLabel);
+      int bad = compareOutputs(*program, got, want, variantLabel, ulps);
       if (bad) std::cerr << variantLabel << ": " << bad << " elements differ\n";
       failures += bad;
     }

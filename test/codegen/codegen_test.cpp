@@ -203,3 +203,127 @@ extern "C" int mirage_stuck(const void* const*, void* const* out, void*, cudaStr
   std::string e = m->run({interp::Tensor(ir::Shape{4})}, out);
   CHECK(e.find("returned error") != std::string::npos);
 }
+
+// exp(S) read by a tensor-core matmul and by a row sum: f32 for the row sum,
+// an f16 operand copy for the matmul (mg-language.md, "Numerics").
+const char* kSharedExp = R"(
+graph shared_exp {
+  Q = input f16[16, 64]
+  K = input f16[64, 64]
+  V = input f16[64, 64]
+  O = kernel(Q, K, V) {
+    q = tile(Q)
+    k = tile(K)
+    v = tile(V)
+    e = exp(matmul(q, k))
+    n = matmul(e, v)
+    save(accum(div(n, reduce_sum(e, dim=1))), O)
+  }
+  output O
+})";
+
+TEST_CASE("a value a matmul and others read is f32 with an operand copy in the dtype", "[codegen]") {
+  codegen::Result r = codegen::generateCuda(parseText(kSharedExp), forArch(80));
+  REQUIRE(r.ok);
+  CHECK(r.source.find("float* s_e = ") != std::string::npos);
+  CHECK(r.source.find("__half* op_s_e = ") != std::string::npos);
+  // The matmul's fragments read the copy; the row sum reads the f32 value.
+  CHECK(r.source.find("reinterpret_cast<const unsigned short*>(op_s_e)") != std::string::npos);
+  CHECK(r.source.find("r += s_e[") != std::string::npos);
+  // On the simple path there is no copy: the matmul rounds as it reads.
+  codegen::Options simple = forArch(80);
+  simple.fastPaths = false;
+  codegen::Result s = codegen::generateCuda(parseText(kSharedExp), simple);
+  REQUIRE(s.ok);
+  CHECK(s.source.find("op_s_e") == std::string::npos);
+  CHECK(s.source.find("mg_f32(__float2half_rn(s_e[") != std::string::npos);
+}
+
+TEST_CASE("operand copies count against the shared-memory limit", "[codegen]") {
+  // e is [64, 192]: 48 KiB in f32 plus a 25 KiB (padded) f16 copy. With the
+  // tiles the kernel needs 148 KiB: it fits sm_80 (163 KiB), not sm_86
+  // (99 KiB), which must be refused rather than miscompiled.
+  const char* text = R"(
+graph big_exp {
+  Q = input f16[64, 64]
+  K = input f16[64, 192]
+  V = input f16[192, 64]
+  O = kernel(Q, K, V) {
+    q = tile(Q)
+    k = tile(K)
+    v = tile(V)
+    s = matmul(q, k)
+    e = exp(s)
+    n = matmul(e, v)
+    save(accum(div(n, reduce_sum(e, dim=1))), O)
+  }
+  output O
+})";
+  codegen::Result r80 = codegen::generateCuda(parseText(text), forArch(80));
+  REQUIRE(r80.ok);
+  REQUIRE(r80.kernels.size() == 1);
+  INFO(r80.kernels[0].sharedBytes);
+  CHECK(r80.kernels[0].sharedBytes > 99 * 1024);
+  codegen::Result r86 = codegen::generateCuda(parseText(text), forArch(86));
+  CHECK_FALSE(r86.ok);
+  CHECK(r86.error.find("shared memory") != std::string::npos);
+}
+
+TEST_CASE("scan and rescaled accums keep the running maximum and factors in f32", "[codegen]") {
+  const char* text = R"(
+graph online {
+  Q = input f16[2, 16, 64]
+  K = input f16[2, 64, 256]
+  V = input f16[2, 256, 64]
+  O = kernel(Q, K, V) grid=[2] forloop=4 {
+    q = tile(Q, imap={x:0})
+    k = tile(K, imap={x:0}, fmap=2)
+    v = tile(V, imap={x:0}, fmap=1)
+    s = matmul(q, k)
+    m = scan(reduce_max(s, dim=2), op=max)
+    e = exp(sub(s, m))
+    n = accum(matmul(e, v), rescale=m)
+    l = accum(reduce_sum(e, dim=2), rescale=m)
+    save(div(n, l), O, omap={x:0})
+  }
+  output O
+})";
+  for (bool hopper : {false, true}) {
+    codegen::Options o = forArch(90);
+    o.hopperPaths = hopper;
+    codegen::Result r = codegen::generateCuda(parseText(text), o);
+    REQUIRE(r.ok);
+    CHECK(r.source.find("float* s_m = ") != std::string::npos);
+    CHECK(r.source.find("float* alpha_s_m = ") != std::string::npos);
+    CHECK(r.source.find("alpha_s_m[c1] = mg_exp(mg_old - mg_new);") != std::string::npos);
+    // The numerator's fragments: multiplied by the row's factor, then the product added.
+    CHECK(r.source.find("r_s_n[j][0] = r_s_n[j][0] * alpha_s_m[tm * 16 + g] + d[0];") != std::string::npos);
+    // The row sum writes straight into its accumulator, rescaled.
+    CHECK(r.source.find("s_l[c1] = s_l[c1] * alpha_s_m[c1] + r;") != std::string::npos);
+  }
+}
+
+TEST_CASE("results saved with dtype=f32 are float in the kernels and the workspace", "[codegen]") {
+  const char* text = R"(
+graph keep_f32 {
+  X = input f16[4, 64]
+  M = kernel(X) grid=[4] {
+    x = tile(X, imap={x:0})
+    save(accum(reduce_max(x, dim=1)), M, omap={x:0}, dtype=f32)
+  }
+  T = kernel(M) {
+    mp = tile(M)
+    save(accum(mul(mp, 2)), T)
+  }
+  output T
+})";
+  codegen::Result r = codegen::generateCuda(parseText(text), forArch(80));
+  REQUIRE(r.ok);
+  CHECK(r.source.find("mirage_keep_f32_k0(const __half* __restrict__ g_arg0, float* __restrict__ g_res0)") !=
+        std::string::npos);
+  CHECK(r.source.find("mirage_keep_f32_k1(const float* __restrict__ g_arg0, __half* __restrict__ g_res0)") !=
+        std::string::npos);
+  CHECK(r.source.find("float* ws") != std::string::npos);
+  CHECK(r.source.find("M f32[4, 1]") != std::string::npos);
+  CHECK(r.workspaceBytes == 256);  // 16 bytes of f32, aligned to 256
+}

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 
+#include "mirage/backend/nvrtc.h"
 #include "mirage/parse/parser.h"
 #include "mirage/verify/verifier.h"
 #include "test_util.h"
@@ -214,4 +215,22 @@ TEST_CASE("a cache entry whose candidate is wrong is verified again, rejected an
   REQUIRE(input);
   REQUIRE(written);
   CHECK(mirage::verify::checkEquivalent(*input, *written).equivalent);
+}
+
+TEST_CASE("NVRTC binaries are kept in the cache directory, and none without the cache", "[driver]") {
+  if (!mirage::backend::Compiler::available()) return;  // a build without NVRTC compiles nothing
+  auto dir = test::tempDir("nvrtc-cache");
+  test::writeFile(dir / "p.mg", kGatedMlp);
+  Options o = base(dir, (dir / "p.mg").string());
+  o.noSearch = true;
+  o.output = (dir / "p.cu").string();
+  REQUIRE(runDriver(o).status == 0);
+  auto nvrtcDir = dir / "cache" / "nvrtc";
+  REQUIRE(std::filesystem::is_directory(nvrtcDir));
+  CHECK(std::distance(std::filesystem::directory_iterator(nvrtcDir), std::filesystem::directory_iterator()) >= 1);
+
+  std::filesystem::remove_all(dir / "cache");
+  o.noCache = true;
+  REQUIRE(runDriver(o).status == 0);
+  CHECK(!std::filesystem::exists(dir / "cache"));
 }

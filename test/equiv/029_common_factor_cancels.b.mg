@@ -1,8 +1,8 @@
-# (a c) / (b c) = a / b
+# (a exp(c)) / (b exp(c)) = a / b (exp(c) is never zero; 097 has a factor c that can be)
 graph common_factor_cancels_b {
   A = input f16[8, 8]
   B = input f16[8, 8]
   C = input f16[8, 8]
-  O = div(mul(A, C), mul(B, C))
+  O = div(mul(A, exp(C)), mul(B, exp(C)))
   output O
 }

@@ -146,8 +146,12 @@ TEST_CASE("rms_norm expands to its definition", "[parser][shorthand]") {
         "graph g {\n X = input f16[4, 8]\n Y = div(X, sqrt(add(reduce_mean(square(X), dim=0), 1e-6)))\n output Y\n}");
     CHECK(ir::sameGraph(g, spelled));
   }
-  SECTION("a literal that only underflows to zero is not zero") {
-    ir::Graph g = parseOk("graph g {\n X = input f16[4, 8]\n Y = rms_norm(X, eps=1e-400)\n output Y\n}");
+  SECTION("a literal that underflows to zero in f32 is rejected, a zero one leaves the add out") {
+    // Body values are f32 and the verifier reads literals exactly: 1e-400
+    // is neither 0 nor representable (issue 10).
+    CHECK(firstError("graph g {\n X = input f16[4, 8]\n Y = rms_norm(X, eps=1e-400)\n output Y\n}") ==
+          "t.mg:3:22: error: number '1e-400' underflows to 0 in f32 (write 0 if zero is meant)");
+    ir::Graph g = parseOk("graph g {\n X = input f16[4, 8]\n Y = rms_norm(X, eps=1e-40)\n output Y\n}");
     CHECK(g.ops.size() == 7);
     ir::Graph z = parseOk("graph g {\n X = input f16[4, 8]\n Y = rms_norm(X, eps=-0e-7)\n output Y\n}");
     CHECK(z.ops.size() == 5);

@@ -91,11 +91,24 @@ enum class EvalStatus {
 class ThreadPool;
 struct Cancel;
 
+// A value whose fingerprints a caller wants besides the outputs (the domain
+// check, docs/verifier.md "Definedness"): a value of the program or of one of
+// its kernel bodies.
+struct WatchSite {
+  const ir::Graph* graph = nullptr;  // the program, or a kernel body of it
+  ir::ValueId value = ir::kNoValue;
+  bool operator==(const WatchSite&) const = default;
+};
+
 // Evaluates the ops of a program for one trial. `pool` (may be null) runs
 // large ops and kernel grids in parallel.
 struct EvalResult {
   EvalStatus status = EvalStatus::Ok;
   std::vector<FTensorPtr> outputs;  // in the program's output order
+  // For each watched site, the value lane of every element of every
+  // instance: a body value once per block (and per iteration inside the
+  // loop), block-major. Empty for sites not watched.
+  std::vector<std::vector<u64>> watched;
 };
 
 // A store of evaluated program-level tensors, keyed by a structural hash of
@@ -117,9 +130,13 @@ class FingerprintCache {
 };
 
 // `cancel` (may be null) is polled before each op; only ops evaluated in
-// full ever reach the cache.
+// full ever reach the cache. `watch` (may be null) lists sites whose
+// fingerprints go to EvalResult::watched (indexed like `watch`; null entries
+// of graph are skipped); a kernel with a watched body value is evaluated even
+// when its results are cached.
 EvalResult evaluateProgram(const ir::Graph& g, const Trial& trial, ThreadPool* pool,
-                           FingerprintCache* cache = nullptr, const Cancel* cancel = nullptr);
+                           FingerprintCache* cache = nullptr, const Cancel* cancel = nullptr,
+                           const std::vector<WatchSite>* watch = nullptr);
 
 // Structural hash (128 bits) of every value of a program: equal hashes mean
 // the same computation on the same inputs (by name), up to the hash's

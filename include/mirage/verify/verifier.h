@@ -28,6 +28,12 @@ struct Options {
   // Memory for fingerprints kept between checks (prefixes shared by
   // candidates, keyed by a structural hash of the subgraph and the trial).
   size_t cacheBytes = size_t{1} << 30;
+  // Definedness (docs/verifier.md): the candidate's domain conditions must
+  // follow from the reference's or from signs. With `symmetric`, the
+  // reference's must also follow from the candidate's (mirage-equiv: the two
+  // programs are defined on the same inputs); the search leaves it off, since
+  // a replacement may be defined on more inputs than the program it replaces.
+  bool symmetric = false;
 };
 
 // Cooperative cancellation of a check: it is polled between ops, between
@@ -52,6 +58,11 @@ struct Verdict {
   std::string output;              // the first differing output's name (reference's)
   std::vector<int64_t> index;      // one index at which it differs
   double errorBound = 1.0;         // bound on P(equivalent is wrong)
+  // The method cannot decide (never equivalent): a domain condition not
+  // shown (`undefined`), a bound above 1e-9, or zero divisors on every
+  // sample. `message` gives the reason ("not proven: REASON").
+  bool notProven = false;
+  bool undefined = false;  // the candidate may be undefined where the reference is defined
   std::string message;             // human-readable reason when not equivalent
   int trials = 0;                  // trials run (each on every output element)
 };

@@ -1,0 +1,8 @@
+# expect: not-proven
+# x + 0 sqrt(y) is undefined for y < 0, x is not
+graph def_sqrt_times_zero_a {
+  X = input f16[8, 16]
+  Y = input f16[8, 16]
+  O = X
+  output O
+}

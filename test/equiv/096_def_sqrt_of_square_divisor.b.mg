@@ -1,0 +1,7 @@
+# sqrt(y^2) is zero at y = 0 (it is only non-negative)
+graph def_sqrt_of_square_divisor_b {
+  X = input f16[8, 16]
+  Y = input f16[8, 16]
+  O = X
+  output O
+}

@@ -1,0 +1,7 @@
+# 1 / sqrt(mean(y)) and rsqrt(mean(y)) are defined on the same inputs: mean(y) > 0
+graph def_rsqrt_vs_inverse_sqrt_of_mean_b {
+  X = input f16[8, 16]
+  Y = input f16[8, 16]
+  O = mul(X, rsqrt(reduce_mean(Y, dim=1)))
+  output O
+}

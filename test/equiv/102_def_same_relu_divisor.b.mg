@@ -1,0 +1,7 @@
+# both programs divide by relu(y): they are undefined on the same inputs
+graph def_same_relu_divisor_b {
+  X = input f16[8, 16]
+  Y = input f16[8, 16]
+  O = mul(X, div(1, relu(Y)))
+  output O
+}

@@ -1,0 +1,9 @@
+# expect: equivalent
+# x / (y - z) = -x / (z - y): z - y is non-zero exactly where y - z is
+graph def_negated_divisor_a {
+  X = input f16[8, 16]
+  Y = input f16[8, 16]
+  Z = input f16[8, 16]
+  O = div(X, sub(Y, Z))
+  output O
+}

@@ -1,0 +1,19 @@
+# one-kernel attention with the online softmax (scan and rescale) equals softmax
+# attention: sum_i exp(s_i - m_i) v_i exp(m_i - M) = sum_i exp(s_i - M) v_i
+graph online_softmax_attention_b {
+  Q = input f16[2, 16, 8]
+  K = input f16[2, 8, 64]
+  V = input f16[2, 64, 8]
+  O = kernel(Q, K, V) grid=[2, 2] forloop=4 {
+    q = tile(Q, imap={x:0, y:1})
+    k = tile(K, imap={x:0}, fmap=2)
+    v = tile(V, imap={x:0}, fmap=1)
+    s = mul(matmul(q, k), 0.125)
+    m = scan(reduce_max(s, dim=2), op=max)
+    e = exp(sub(s, m))
+    n = accum(matmul(e, v), rescale=m)
+    l = accum(reduce_sum(e, dim=2), rescale=m)
+    save(div(n, l), O, omap={x:0, y:1})
+  }
+  output O
+}

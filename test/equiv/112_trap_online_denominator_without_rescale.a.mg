@@ -1,0 +1,10 @@
+# expect: not-equivalent
+# the denominator sums exp(s_i - m_i) without rescaling to the final maximum
+graph trap_online_denominator_without_rescale_a {
+  Q = input f16[2, 16, 8]
+  K = input f16[2, 8, 64]
+  V = input f16[2, 64, 8]
+  S = mul(matmul(Q, K), 0.125)
+  O = matmul(softmax(S, dim=-1), V)
+  output O
+}

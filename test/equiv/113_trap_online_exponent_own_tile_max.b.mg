@@ -1,0 +1,19 @@
+# the exponent is taken against the tile's own maximum, not the running one,
+# while the accumulators are rescaled by the running maximum
+graph trap_online_exponent_own_tile_max_b {
+  Q = input f16[2, 16, 8]
+  K = input f16[2, 8, 64]
+  V = input f16[2, 64, 8]
+  O = kernel(Q, K, V) grid=[2, 2] forloop=4 {
+    q = tile(Q, imap={x:0, y:1})
+    k = tile(K, imap={x:0}, fmap=2)
+    v = tile(V, imap={x:0}, fmap=1)
+    s = mul(matmul(q, k), 0.125)
+    m = scan(reduce_max(s, dim=2), op=max)
+    e = exp(sub(s, reduce_max(s, dim=2)))
+    n = accum(matmul(e, v), rescale=m)
+    l = accum(reduce_sum(e, dim=2), rescale=m)
+    save(div(n, l), O, omap={x:0, y:1})
+  }
+  output O
+}
