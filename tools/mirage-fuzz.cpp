@@ -37,6 +37,8 @@ int main(int argc, char** argv) {
   seedOpt->needs(replayOpt);
   bool shrinkReplay = false;
   app.add_flag("--shrink", shrinkReplay, "with --replay: shrink a failure and write it to --findings")->needs(replayOpt);
+  app.add_flag("--in-process", o.inProcess, "with --replay: run the chain in this process (for gdb, valgrind)")
+      ->needs(replayOpt);
   app.add_flag("-v", o.verbose, "a line per case");
   app.set_version_flag("--version", std::string("mirage-fuzz ") + MIRAGE_VERSION);
   try {

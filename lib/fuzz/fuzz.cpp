@@ -65,7 +65,7 @@ struct WorkDir {
 Failure testIsolated(const ir::Graph& g, CaseOptions c, double hangSeconds, CaseResult* result = nullptr) {
   WorkDir dir;
   c.workDir = dir.path;
-  CaseResult r = runIsolated([&] { return runCase(g, c); }, hangSeconds);
+  CaseResult r = runIsolated([&] { return runCase(g, c); }, hangSeconds, dir.path + "/stderr.log");
   if (result) *result = r;
   return r.failure;
 }
@@ -174,7 +174,7 @@ int runFuzz(const FuzzOptions& o, std::ostream& out, std::ostream& err) {
       int tag = static_cast<int>(f.index);
       c.workDir = (dirs[tag] = std::make_unique<WorkDir>())->path;
       const ir::Graph& program = (running[tag] = std::move(f)).program;
-      box.start(tag, [&program, c] { return runCase(program, c); }, o.hangSeconds);
+      box.start(tag, [&program, c] { return runCase(program, c); }, o.hangSeconds, c.workDir + "/stderr.log");
     }
     if (box.idle()) break;
     auto [tag, r] = box.wait();
@@ -234,7 +234,13 @@ int replayFinding(const std::string& path, const FuzzOptions& o, const uint64_t*
   auto g = parse::parseString(text.str(), path, err);
   if (!g) return 2;
   CaseResult r;
-  testIsolated(*g, caseOptions(o, seed), o.hangSeconds, &r);
+  if (o.inProcess) {
+    CaseOptions c = caseOptions(o, seed);
+    c.keepFiles = true;
+    r = runCase(*g, c);
+  } else {
+    testIsolated(*g, caseOptions(o, seed), o.hangSeconds, &r);
+  }
   out << fmt::format("mirage-fuzz: {} (case seed {:#x}): {}\n", path, seed, failureLabel(r.failure));
   if (!r.detail.empty()) out << r.detail << "\n";
   if (shrinkIt && r.failure != Failure::None) {

@@ -215,7 +215,7 @@ struct Chain {
         return fail(Failure::MalformedOutput, "the .cu returned a different number of outputs");
       if (mismatch.failure == Failure::None) {
         for (size_t o = 0; o < shim.size(); ++o) {
-          std::string where = firstMismatch(candD[o], shim[o], program.dtype);
+          std::string where = firstMismatch(candD[o], shim[o], refFinite ? &ref[o] : nullptr, program.dtype);
           if (!where.empty()) {
             mismatch = fail(Failure::InterpShimMismatch,
                             fmt::format("inputs '{}': output {} ({}): {}", family.name, o,

@@ -14,6 +14,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 
@@ -28,6 +30,7 @@ struct Sandbox::Child {
   Clock::time_point deadline;
   double timeoutSeconds = 0;
   std::string data;
+  std::string stderrPath;
 };
 
 namespace {
@@ -41,13 +44,12 @@ void writeAll(int fd, const std::string& s) {
   }
 }
 
-[[noreturn]] void childMain(int fd, const std::function<CaseResult()>& work) {
+[[noreturn]] void childMain(int fd, const std::function<CaseResult()>& work, const std::string& stderrPath) {
   setpgid(0, 0);
   int devnull = ::open("/dev/null", O_WRONLY);
-  if (devnull >= 0) {
-    dup2(devnull, 1);
-    dup2(devnull, 2);
-  }
+  if (devnull >= 0) dup2(devnull, 1);
+  int log = stderrPath.empty() ? devnull : ::open(stderrPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (log >= 0) dup2(log, 2);
   CaseResult r;
   try {
     r = work();
@@ -76,14 +78,15 @@ Sandbox::~Sandbox() {
   }
 }
 
-void Sandbox::start(int tag, const std::function<CaseResult()>& work, double timeoutSeconds) {
+void Sandbox::start(int tag, const std::function<CaseResult()>& work, double timeoutSeconds,
+                    const std::string& stderrPath) {
   int fds[2];
   if (pipe(fds) != 0) throw std::runtime_error("pipe failed");
   pid_t pid = fork();
   if (pid < 0) throw std::runtime_error("fork failed");
   if (pid == 0) {
     ::close(fds[0]);
-    childMain(fds[1], work);
+    childMain(fds[1], work, stderrPath);
   }
   setpgid(pid, pid);
   ::close(fds[1]);
@@ -92,6 +95,7 @@ void Sandbox::start(int tag, const std::function<CaseResult()>& work, double tim
   c->pid = pid;
   c->fd = fds[0];
   c->timeoutSeconds = timeoutSeconds;
+  c->stderrPath = stderrPath;
   c->deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeoutSeconds));
   children_.push_back(c);
 }
@@ -166,14 +170,21 @@ CaseResult finish(Sandbox::Child& c, bool) {
     r.detail = fmt::format("the case's process was killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
   else
     r.detail = fmt::format("the case's process exited with status {} without a result", WEXITSTATUS(status));
+  if (!c.stderrPath.empty()) {
+    std::ifstream in(c.stderrPath, std::ios::binary);
+    std::string log((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (log.size() > 800) log = "..." + log.substr(log.size() - 800);
+    while (!log.empty() && log.back() == '\n') log.pop_back();
+    if (!log.empty()) r.detail += "; its last messages:\n" + log;
+  }
   return r;
 }
 
 }  // namespace
 
-CaseResult runIsolated(const std::function<CaseResult()>& work, double timeoutSeconds) {
+CaseResult runIsolated(const std::function<CaseResult()>& work, double timeoutSeconds, const std::string& stderrPath) {
   Sandbox box(1);
-  box.start(0, work, timeoutSeconds);
+  box.start(0, work, timeoutSeconds, stderrPath);
   return box.wait().second;
 }
 

@@ -38,6 +38,7 @@ struct FuzzOptions {
   int shrinkPerLabel = 1;       // failing programs shrunk per label (the others are listed)
   int maxShrinkTests = 80;      // chain runs one shrink may use
   bool verbose = false;         // a line per case
+  bool inProcess = false;       // --replay without a child process (for gdb and valgrind)
   GenOptions gen;
 };
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -24,8 +25,11 @@ class Sandbox {
   bool idle() const { return children_.empty(); }
   // Forks a child that runs `work` and sends back its result; `tag` comes
   // back with it. A child still running after timeoutSeconds is killed
-  // (with its process group: compilers it started too).
-  void start(int tag, const std::function<CaseResult()>& work, double timeoutSeconds);
+  // (with its process group: compilers it started too). The child's
+  // standard error goes to `stderrPath` (else /dev/null); the end of it is
+  // added to the detail of a crash (an abort's or assertion's message).
+  void start(int tag, const std::function<CaseResult()>& work, double timeoutSeconds,
+             const std::string& stderrPath = "");
   // Waits until one child is done; returns its tag and result.
   std::pair<int, CaseResult> wait();
 
@@ -37,6 +41,7 @@ class Sandbox {
 };
 
 // One piece of work in a child, waited for.
-CaseResult runIsolated(const std::function<CaseResult()>& work, double timeoutSeconds);
+CaseResult runIsolated(const std::function<CaseResult()>& work, double timeoutSeconds,
+                       const std::string& stderrPath = "");
 
 }  // namespace mirage::fuzz
