@@ -236,7 +236,11 @@ int replayFinding(const std::string& path, const FuzzOptions& o, const uint64_t*
   CaseResult r;
   if (o.inProcess) {
     CaseOptions c = caseOptions(o, seed);
-    c.keepFiles = true;
+    std::string tmpl = (fs::temp_directory_path() / "mirage-fuzz-replay-XXXXXX").string();
+    if (!mkdtemp(tmpl.data())) throw std::runtime_error("cannot make a temporary directory");
+    c.workDir = tmpl;
+    out << fmt::format("mirage-fuzz: the case's files are in {}\n", tmpl);
+    out.flush();
     r = runCase(*g, c);
   } else {
     testIsolated(*g, caseOptions(o, seed), o.hangSeconds, &r);
