@@ -34,7 +34,8 @@ double flopsPerElement(OpKind k) {
     case OpKind::ReduceSum:
     case OpKind::ReduceMean:
     case OpKind::ReduceMax: return 1;  // per input element
-    case OpKind::Accum: return 1;
+    case OpKind::Accum: return 1;  // the add (a rescale adds more: opWork)
+    case OpKind::Scan: return 1;   // the running max: one compare per element
     default: return 0;
   }
 }
@@ -72,6 +73,13 @@ OpWork opWork(const Graph& g, const Op& op, bool tensorCores) {
       w.cudaFlops = flops;
   } else if (ir::isReduction(op.kind)) {
     w.cudaFlops = w.elementsIn * flopsPerElement(op.kind);
+  } else if (ir::isRescaledAccum(op)) {
+    // accum(x, rescale=m), each iteration: acc = acc * exp(m_prev - m) + x.
+    // The factor is one sub and one exp per element of m (a row's factor is
+    // shared by the row), then a multiply and the add per accumulator element.
+    const double mElems = static_cast<double>(ir::numElements(g.value(op.inputs[1]).shape));
+    w.cudaFlops = w.elementsOut * (flopsPerElement(OpKind::Mul) + flopsPerElement(OpKind::Add)) +
+                  mElems * (flopsPerElement(OpKind::Sub) + flopsPerElement(OpKind::Exp));
   } else {
     w.cudaFlops = w.elementsOut * flopsPerElement(op.kind);
   }
@@ -108,9 +116,9 @@ LaunchWork predefinedWork(const Graph& g, const Op& op, const codegen::OperatorL
   OpWork work = opWork(g, op, tensor);
   const int64_t outElems = ir::numElements(g.value(op.results[0]).shape);
   double inBytes = 0;
-  for (ir::ValueId in : op.inputs)
+  for (ir::ValueId in : op.inputs)  // an operand may be a kernel result kept in f32
     if (g.producer(in).kind != OpKind::Const)
-      inBytes += static_cast<double>(ir::numElements(g.value(in).shape)) * bytes;
+      inBytes += static_cast<double>(ir::numElements(g.value(in).shape)) * ir::dtypeBytes(ir::storageDType(g, in));
   w.dramBytes = inBytes + static_cast<double>(outElems) * bytes;
 
   const ir::KernelConfig& cfg = launch.config;
@@ -160,13 +168,17 @@ LaunchWork kernelWork(const Graph& g, const Op& op, const ArchSpec& arch, int64_
   const double blocks = static_cast<double>(w.blocks);
 
   // Loads: per argument, bytes all blocks load, to split unique device-memory
-  // reads from re-reads that L2 serves.
+  // reads from re-reads that L2 serves. An argument that is a kernel result
+  // saved with dtype=f32 is 4 bytes an element, in memory and in its tiles.
   std::vector<double> argLoaded(body.inputs.size(), 0);
+  auto argBytes = [&](size_t i) {
+    return i < op.inputs.size() ? ir::dtypeBytes(ir::storageDType(g, op.inputs[i])) : bytes;
+  };
   // Which body values are computed after the loop (depend on an accum); one
   // forward pass, as values are in topological order.
   std::vector<char> afterLoopValue(body.values.size(), 0);
   for (const Op& b : body.ops) {
-    bool after = b.kind == OpKind::Accum;
+    bool after = b.kind == OpKind::Accum;  // a scan runs in the loop, like its operand
     for (ir::ValueId in : b.inputs) after = after || afterLoopValue[static_cast<size_t>(in)];
     for (ir::ValueId r : b.results) afterLoopValue[static_cast<size_t>(r)] = after;
   }
@@ -176,27 +188,33 @@ LaunchWork kernelWork(const Graph& g, const Op& op, const ArchSpec& arch, int64_
   for (const Op& b : body.ops) {
     if (b.kind == OpKind::Input || b.kind == OpKind::Const) continue;
     if (b.kind == OpKind::Tile) {
-      const double tileBytes =
-          static_cast<double>(ir::numElements(body.value(b.results[0]).shape)) * bytes;
+      auto arg = std::find(body.inputs.begin(), body.inputs.end(), b.inputs[0]);
+      const size_t argIndex = static_cast<size_t>(arg - body.inputs.begin());
+      const double tileBytes = static_cast<double>(ir::numElements(body.value(b.results[0]).shape)) *
+                               (arg != body.inputs.end() ? argBytes(argIndex) : bytes);
       const double perBlock = b.fmap >= 0 ? tileBytes * forloop : tileBytes;
       w.blockLoadBytes += perBlock;
       w.blockSmemBytes += perBlock;  // written into shared memory once
       // Loop-split tiles are double-buffered across iterations.
       smem += static_cast<int64_t>(tileBytes) * (b.fmap >= 0 && cfg.forloop > 1 ? 2 : 1);
-      auto arg = std::find(body.inputs.begin(), body.inputs.end(), b.inputs[0]);
-      if (arg != body.inputs.end())
-        argLoaded[static_cast<size_t>(arg - body.inputs.begin())] += perBlock * blocks;
+      if (arg != body.inputs.end()) argLoaded[argIndex] += perBlock * blocks;
       continue;
     }
     if (b.kind == OpKind::Save) {
+      // save(..., dtype=f32) writes 4 bytes an element whatever the dtype.
+      const bool f32 = b.saveF32 || (b.resultIndex >= 0 && static_cast<size_t>(b.resultIndex) < op.results.size() &&
+                                     ir::storageDType(g, op.results[static_cast<size_t>(b.resultIndex)]) ==
+                                         ir::DType::F32);
       const double saveBytes =
-          static_cast<double>(ir::numElements(body.value(b.inputs[0]).shape)) * bytes;
+          static_cast<double>(ir::numElements(body.value(b.inputs[0]).shape)) * (f32 ? 4 : bytes);
       w.blockLoadBytes += saveBytes;
       w.dramBytes += saveBytes * blocks;  // no two blocks write the same element
       continue;
     }
     if (b.results.empty()) continue;
-    const bool afterLoop = afterLoopValue[static_cast<size_t>(b.results[0])] != 0;
+    // An accum's value exists after the loop, but its fold (and a rescale)
+    // runs every iteration.
+    const bool afterLoop = afterLoopValue[static_cast<size_t>(b.results[0])] != 0 && b.kind != OpKind::Accum;
     const double times = afterLoop ? 1.0 : forloop;
     OpWork work = opWork(body, b, tensor);
     w.blockTensorFlops += work.tensorFlops * times;
@@ -205,6 +223,12 @@ LaunchWork kernelWork(const Graph& g, const Op& op, const ArchSpec& arch, int64_
     if (b.kind == OpKind::Accum) {
       // f32 accumulators live in registers while they fit, else in shared memory.
       accumRegisterFloats += outElems;
+      continue;
+    }
+    if (b.kind == OpKind::Scan) {
+      // The running max and the previous iteration's (for the rescale
+      // factors) are f32 state carried across iterations, as accumulators.
+      accumRegisterFloats += 2 * outElems;
       continue;
     }
     hasMatmul = hasMatmul || b.kind == OpKind::Matmul;
@@ -228,8 +252,7 @@ LaunchWork kernelWork(const Graph& g, const Op& op, const ArchSpec& arch, int64_
   const double halfL2 = static_cast<double>(arch.l2Bytes) / 2;
   for (size_t i = 0; i < body.inputs.size() && i < op.inputs.size(); ++i) {
     if (argLoaded[i] == 0) continue;
-    const double full =
-        static_cast<double>(ir::numElements(g.value(op.inputs[i]).shape)) * bytes;
+    const double full = static_cast<double>(ir::numElements(g.value(op.inputs[i]).shape)) * argBytes(i);
     const double spill = std::clamp((full - halfL2) / halfL2, 0.0, 1.0);
     w.dramBytes += full + std::max(0.0, argLoaded[i] - full) * spill;
   }

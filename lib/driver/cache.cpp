@@ -49,6 +49,8 @@ std::optional<CachedResult> loadCache(const std::string& dir, const std::string&
     r.stats.states = s.value("states", int64_t{0});
     r.stats.pruned = s.value("pruned", int64_t{0});
     r.stats.verified = s.value("verified", int64_t{0});
+    r.stats.rejectedUndefined = s.value("rejected_undefined", int64_t{0});
+    r.stats.rejectedUnguarded = s.value("rejected_unguarded", int64_t{0});
     r.stats.seconds = s.value("seconds", 0.0);
     r.stats.secondsToFirst = s.value("seconds_to_first", -1.0);
     r.stats.secondsToBest = s.value("seconds_to_best", -1.0);
@@ -76,7 +78,8 @@ std::string storeCache(const std::string& dir, const std::string& key, const sea
   j["search"] = {{"states", s.states},       {"pruned", s.pruned},
                  {"verified", s.verified},   {"seconds", s.seconds},
                  {"seconds_to_first", s.secondsToFirst}, {"seconds_to_best", s.secondsToBest},
-                 {"timed_out", s.timedOut},  {"exhausted", s.exhausted}};
+                 {"timed_out", s.timedOut},  {"exhausted", s.exhausted},
+                 {"rejected_undefined", s.rejectedUndefined}, {"rejected_unguarded", s.rejectedUnguarded}};
   return writeFileAtomically((std::filesystem::path(dir) / (key + ".json")).string(), j.dump(1));
 }
 

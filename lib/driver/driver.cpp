@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
@@ -232,6 +233,46 @@ bool searchOrCache(Run& run) {
   return true;
 }
 
+// A finite number, or null (JSON has no infinity: an inf or NaN output).
+json finiteOrNull(double x) { return std::isfinite(x) ? json(x) : json(nullptr); }
+
+// What the numerics check said of candidate i (cli.md: the magnitudes
+// tried, its largest error, the input's).
+json numericsJson(const Run& run, size_t i) {
+  const search::Candidate& c = run.result.candidates[i];
+  if (i >= run.numericsOf.size() || !run.numericsOf[i]) {
+    std::string why = run.opt.noSearch || c.origin == "input"
+                          ? "the input program itself"
+                          : "not reached: a candidate before it was chosen, or no time was left";
+    return {{"checked", false}, {"reason", why}};
+  }
+  const NumericsVerdict& v = *run.numericsOf[i];
+  json mags = json::array();
+  for (const MagnitudeOutcome& m : v.magnitudes) {
+    json mj = {{"family", m.family}, {"level", m.level}};
+    if (m.skipped) {
+      mj["skipped"] = m.skipReason;
+    } else {
+      json ce = json::array(), ie = json::array();
+      for (double e : m.candidateError) ce.push_back(finiteOrNull(e));
+      for (double e : m.inputError) ie.push_back(finiteOrNull(e));
+      mj["error"] = ce;
+      mj["input_error"] = ie;
+      mj["largest_reference"] = m.maxAbsReference;
+    }
+    mags.push_back(mj);
+  }
+  json j = {{"checked", v.checked},
+            {"passed", v.passed},
+            {"magnitudes", mags},
+            {"largest_error", finiteOrNull(v.largestError)},  // null: it gave inf or NaN
+            {"inf_or_nan", !std::isfinite(v.largestError)},
+            {"input_largest_error", v.inputLargestError},
+            {"seconds", v.seconds}};
+  if (!v.reason.empty()) j["reason"] = v.reason;
+  return j;
+}
+
 // What the GPU said of one candidate: the check, the timing, and how the
 // time compares with the two floors (device-memory traffic at peak
 // bandwidth; its launches, each as long as an empty kernel).
@@ -292,6 +333,9 @@ json reportJson(const Run& run) {
                  {"prechecked", s.prechecked},
                  {"rejected_by_precheck", s.precheckFailed},
                  {"rejected_by_check", s.checkFailed},
+                 {"rejected_undefined", s.rejectedUndefined},
+                 {"rejected_unguarded", s.rejectedUnguarded},
+                 {"rejected_numerics", run.rejectedNumerics},
                  {"dominated", s.dominated},
                  {"unverified", s.unverified},
                  {"verified", s.verified},
@@ -312,6 +356,7 @@ json reportJson(const Run& run) {
                {"compiled", l.compiled || (l.generated && run.opt.output.empty())},
                {"predicted_us", c.cost},
                {"origin", c.origin}};
+    cj["numerics"] = numericsJson(run, i);
     if (!l.cost.is_null()) cj["cost"] = l.cost;
     if (!l.error.empty()) cj["error"] = l.error;
     if (l.generated && run.arch.smArch >= 90) cj["code_path"] = l.hopper ? "hopper" : "sm_80";
@@ -382,6 +427,10 @@ bool writeOutputs(Run& run) {
                          {"verified", true},
                          {"error_bound", c.errorBound},
                          {"origin", c.origin},
+                         // true or false when the numerics check ran on it, else null
+                         {"numerics_passed", i < run.numericsOf.size() && run.numericsOf[i]
+                                                 ? json(run.numericsOf[i]->passed)
+                                                 : json(nullptr)},
                          {"best", best == &c}});
     }
     put((std::filesystem::path(opt.dumpDir) / "summary.json").string(), summary.dump(2) + "\n");

@@ -4,14 +4,19 @@
 // GPU outputs are wrong is never chosen. Without one: the lowest predicted
 // time among the candidates that lower (and compile). In both, the input
 // lowered one kernel per operator is among the candidates, so a program
-// always has something to fall back to.
+// always has something to fall back to. Before a candidate is measured or
+// chosen it must pass the numerics check (numerics.h): one that overflows or
+// loses precision where the input does not is skipped like one that cannot
+// be lowered.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <map>
 #include <mutex>
 #include <numeric>
+#include <thread>
 
 #include "mirage/backend/cost_model.h"
 #include "mirage/codegen/cuda.h"
@@ -48,11 +53,19 @@ bool chooseByModel(Run& run, const std::vector<bool>& excluded = {}) {
   auto& cands = run.result.candidates;
   std::vector<size_t> order = byPrediction(cands);
   bool needCuda = !run.opt.output.empty();
+  size_t unsafe = 0, unlowered = 0;
   for (size_t i : order) {
     if (i < excluded.size() && excluded[i]) continue;
+    // The check before lowering: it costs about as much as a compile, and a
+    // rejected candidate need not be compiled at all.
+    if (!passesNumerics(run, i)) {
+      ++unsafe;
+      continue;
+    }
     run.lowered[i] = lower(run, cands[i].graph, needCuda, hopperByDefault(run));
     bool ok = run.lowered[i].generated && (!needCuda || run.lowered[i].compiled);
     if (!ok) {
+      ++unlowered;
       run.note(fmt::format("candidate {} cannot be used: {}", cands[i].id, run.lowered[i].error));
       continue;
     }
@@ -61,14 +74,18 @@ bool chooseByModel(Run& run, const std::vector<bool>& excluded = {}) {
       run.reason = "lowest predicted time among the candidates not shown wrong before the GPU was lost";
     else if (i == order.front())
       run.reason = cands.size() == 1 ? "the only candidate" : "lowest predicted time";
+    else if (unlowered == 0)
+      run.reason = fmt::format("lowest predicted time among the candidates that pass the numerics check ({} "
+                               "cheaper one(s) rejected)",
+                               unsafe);
     else
-      run.reason = "lowest predicted time among the candidates that could be lowered";
+      run.reason = "lowest predicted time among the candidates that pass the numerics check and could be lowered";
     addFallbackNote(run, i);
     return true;
   }
   run.failure = fmt::format("no candidate could be lowered to CUDA ({} verified; {} rejected by the pre-check, {} by "
-                            "the full check)",
-                            cands.size(), run.result.stats.precheckFailed, run.result.stats.checkFailed);
+                            "the full check, {} by the numerics check)",
+                            cands.size(), run.result.stats.precheckFailed, run.result.stats.checkFailed, unsafe);
   return false;
 }
 
@@ -104,6 +121,7 @@ bool chooseByGpu(Run& run) {
       run.note(fmt::format("time limit: measured {} of {} candidates", measured, cands.size()));
       break;
     }
+    if (!passesNumerics(run, i)) continue;  // never measured, never chosen
     Lowered& l = run.lowered[i];
     l = lower(run, cands[i].graph, true, false);
     if (!l.generated || !l.compiled) {
@@ -168,14 +186,55 @@ bool chooseByGpu(Run& run) {
       addFallbackNote(run, i);
       return true;
     }
-  run.failure = fmt::format("no candidate ran and matched the reference on {} ({} measured, {} failed, {} not lowered); "
-                            "first: {}",
-                            run.gpu->deviceName(), measured, wrong, unlowered,
+  run.failure = fmt::format("no candidate ran and matched the reference on {} ({} measured, {} failed, {} not lowered, "
+                            "{} rejected by the numerics check); first: {}",
+                            run.gpu->deviceName(), measured, wrong, unlowered, run.rejectedNumerics,
                             firstWrong.empty() ? "none could be lowered" : firstWrong);
   return false;
 }
 
 }  // namespace
+
+bool passesNumerics(Run& run, size_t i) {
+  const search::Candidate& c = run.result.candidates[i];
+  if (run.opt.noSearch || c.origin == "input") return true;  // the input is its own baseline
+  if (run.numericsOf.size() != run.result.candidates.size()) run.numericsOf.resize(run.result.candidates.size());
+  if (!run.numericsOf[i]) {
+    if (!run.numerics) {
+      int threads =
+          run.opt.jobs > 0 ? run.opt.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+      run.numerics = std::make_unique<NumericsCheck>(run.program, run.opt.seed, threads);
+    }
+    // With --time-limit the check may use the time the search left for
+    // ranking, but for a twentieth of the limit (at least 0.3 s) kept for
+    // lowering and writing; past that point no candidate after the first
+    // checked one is checked at all: the loop moves on, down to the input,
+    // which needs none.
+    auto deadline = Clock::time_point::max();
+    if (run.opt.timeLimitSeconds > 0)
+      deadline = run.start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
+                                 run.opt.timeLimitSeconds - std::max(0.3, 0.05 * run.opt.timeLimitSeconds)));
+    if (run.numericsChecked > 0 && Clock::now() >= deadline) {
+      run.note(fmt::format("candidate {} skipped: no time is left for its numerics check", c.id));
+      return false;  // not cached: it was not judged
+    }
+    ++run.numericsChecked;
+    run.numericsOf[i] = run.numerics->check(c.graph, deadline);
+    const NumericsVerdict& v = *run.numericsOf[i];
+    if (!v.passed && !v.checked) {
+      // Not judged (the time limit cut every magnitude it could compare):
+      // skipped, not counted as a rejection.
+      run.note(fmt::format("candidate {} skipped: {}", c.id, v.reason));
+    } else if (!v.passed) {
+      ++run.rejectedNumerics;
+      run.note(fmt::format("candidate {} rejected by the numerics check: {}", c.id, v.reason));
+    } else if (run.opt.verbosity > 0) {
+      run.note(fmt::format("candidate {} passes the numerics check in {:.2f} s: error {:.3g}, the input's {:.3g}", c.id,
+                           v.seconds, v.largestError, v.inputLargestError));
+    }
+  }
+  return run.numericsOf[i]->passed;
+}
 
 namespace {
 

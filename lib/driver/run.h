@@ -6,6 +6,7 @@
 #include <iosfwd>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "mirage/backend/nvrtc.h"
 #include "mirage/driver/driver.h"
 #include "mirage/driver/gpu_timer.h"
+#include "mirage/driver/numerics.h"
 #include "mirage/search/search.h"
 
 namespace mirage::driver {
@@ -58,6 +60,12 @@ struct Run {
   double emptyLaunchUs = -1;
 
   std::vector<Lowered> lowered;  // per candidate, filled on demand
+  // The numerics check (numerics.h), made on first use; its verdict per
+  // candidate, for those that came up to be chosen or measured.
+  std::unique_ptr<NumericsCheck> numerics;
+  std::vector<std::optional<NumericsVerdict>> numericsOf;
+  int64_t rejectedNumerics = 0;
+  int numericsChecked = 0;  // candidates the check has run on
   int chosen = -1;
   std::string reason;
   std::string failure;  // why no candidate could be chosen
@@ -76,6 +84,11 @@ Lowered lower(const Run& run, const ir::Graph& g, bool compile, bool hopper);
 // decides: only when the user asks for the arch-specific target sm_90a (the
 // path has been checked against emulation, not yet timed on hardware).
 bool hopperByDefault(const Run& run);
+
+// Whether candidate i may be chosen (or measured) as far as the numerics
+// check goes: runs the check on first call (and notes a rejection). The
+// input program itself, and with --no-search the input as given, need none.
+bool passesNumerics(Run& run, size_t i);
 
 // Chooses run.chosen among run.result.candidates: by GPU measurement when
 // run.gpu is set, else by the cost model. False (run.failure says why) when

@@ -62,6 +62,10 @@ struct Stats {
   int64_t prechecked = 0;     // candidates that reached the verifier
   int64_t precheckFailed = 0;
   int64_t checkFailed = 0;
+  // Rejected by the numerical-safety rules of ../shared/spec/cli.md (counted
+  // by whoever applies them: the verifier's definedness check, the guard rule):
+  int64_t rejectedUndefined = 0;  // divides, or takes sqrt/rsqrt/log, where it is not provably defined
+  int64_t rejectedUnguarded = 0;  // drops an overflow guard of the input's exp
   int64_t verified = 0;
   double seconds = 0;
   double secondsToFirst = -1;
