@@ -37,7 +37,7 @@ double dtypeEpsilon(ir::DType dtype) {
   return 0x1.0p-10;
 }
 
-double relativeError(const interp::Tensor& x, const Tensor64& ref) {
+double relativeError(const interp::Tensor& x, const interp::Tensor64& ref) {
   double maxDiff = 0, maxRef = 0;
   for (size_t i = 0; i < x.data.size(); ++i) {
     if (!std::isfinite(x.data[i])) return std::numeric_limits<double>::infinity();
@@ -47,8 +47,8 @@ double relativeError(const interp::Tensor& x, const Tensor64& ref) {
   return maxRef > 0 ? maxDiff / maxRef : maxDiff;
 }
 
-bool allFinite(const std::vector<Tensor64>& ts) {
-  for (const Tensor64& t : ts)
+bool allFinite(const std::vector<interp::Tensor64>& ts) {
+  for (const interp::Tensor64& t : ts)
     for (double x : t.data)
       if (!std::isfinite(x)) return false;
   return true;
@@ -58,7 +58,7 @@ bool allFinite(const interp::Tensor& t) {
   return std::all_of(t.data.begin(), t.data.end(), [](float x) { return std::isfinite(x); });
 }
 
-std::string firstMismatch(const interp::Tensor& a, const interp::Tensor& b, const Tensor64* ref, ir::DType dtype) {
+std::string firstMismatch(const interp::Tensor& a, const interp::Tensor& b, const interp::Tensor64* ref, ir::DType dtype) {
   if (a.shape != b.shape)
     return fmt::format("shapes differ: {} and {}", ir::shapeToString(a.shape), ir::shapeToString(b.shape));
   double eps = dtypeEpsilon(dtype), scale = 0;

@@ -10,7 +10,7 @@
 
 #include "mirage/interp/tensor.h"
 #include "mirage/ir/graph.h"
-#include "reference64.h"
+#include "mirage/interp/reference64.h"
 
 namespace mirage::fuzz {
 
@@ -34,8 +34,8 @@ double dtypeEpsilon(ir::DType dtype);
 
 // max |x - ref| / max |ref| (the absolute error when ref is all zeros);
 // infinity when x has an inf or NaN.
-double relativeError(const interp::Tensor& x, const Tensor64& ref);
-bool allFinite(const std::vector<Tensor64>& ts);
+double relativeError(const interp::Tensor& x, const interp::Tensor64& ref);
+bool allFinite(const std::vector<interp::Tensor64>& ts);
 bool allFinite(const interp::Tensor& t);
 
 // The candidate in f32 may differ from float64 by this much (relative to
@@ -43,7 +43,7 @@ bool allFinite(const interp::Tensor& t);
 inline constexpr double kEquivalenceTolerance = 1e-2;
 // Numerically worse: error above kWorseFactor times the input's plus
 // kWorseFloorUlps units of the dtype's precision (the rule of the numerics
-// check in mirage-opt, docs/numerics-check.md on the numerics branch).
+// check in mirage-opt, docs/numerics-check.md; kept separate so that the fuzzer checks that check).
 inline constexpr double kWorseFactor = 4;
 inline constexpr double kWorseFloorUlps = 4;
 // Interpreter against shim: |a - b| may be kShimUlps units of the dtype's
@@ -61,6 +61,6 @@ inline constexpr double kShimRefFactor = 4;
 // Empty when a (interpreter) and b (shim) agree element by element within
 // the tolerance above; else where and by how much they first differ. `ref`
 // is the float64 value of the output, or null when it is not finite.
-std::string firstMismatch(const interp::Tensor& a, const interp::Tensor& b, const Tensor64* ref, ir::DType dtype);
+std::string firstMismatch(const interp::Tensor& a, const interp::Tensor& b, const interp::Tensor64* ref, ir::DType dtype);
 
 }  // namespace mirage::fuzz

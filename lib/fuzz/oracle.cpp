@@ -20,12 +20,12 @@
 #include "mirage/codegen/host_runner.h"
 #include "mirage/driver/driver.h"
 #include "mirage/interp/interpreter.h"
+#include "mirage/interp/reference64.h"
 #include "mirage/interp/rounding.h"
 #include "mirage/ir/check.h"
 #include "mirage/ir/printer.h"
 #include "mirage/parse/parser.h"
 #include "mirage/verify/verifier.h"
-#include "reference64.h"
 
 namespace mirage::fuzz {
 
@@ -173,7 +173,7 @@ struct Chain {
     CaseResult worse, mismatch, wrong;
     for (const InputFamily& family : inputFamilies(program.dtype)) {
       std::vector<interp::Tensor> inputs = familyInputs(program, family, opt.seed);
-      std::vector<Tensor64> ref = evaluate64(program, inputs);
+      std::vector<interp::Tensor64> ref = interp::evaluate64(program, inputs);
       bool refFinite = allFinite(ref);
       // Equivalence: both programs in f32 against float64, on the family of
       // moderate inputs only (at large magnitudes f32 itself overflows).

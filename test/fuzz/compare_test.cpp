@@ -13,8 +13,8 @@ using namespace mirage;
 
 namespace {
 
-fuzz::Tensor64 ref(std::vector<double> d) {
-  fuzz::Tensor64 t;
+interp::Tensor64 ref(std::vector<double> d) {
+  interp::Tensor64 t;
   t.shape = {static_cast<int64_t>(d.size())};
   t.data = std::move(d);
   return t;
