@@ -65,7 +65,7 @@ void writeAll(int fd, const std::string& s) {
   _exit(0);
 }
 
-CaseResult finish(Sandbox::Child& c, bool timedOut);
+CaseResult finish(Sandbox::Child& c);
 
 }  // namespace
 
@@ -140,7 +140,7 @@ std::pair<int, CaseResult> Sandbox::wait() {
         continue;
       }
       // End of the pipe: the child is done (or dead).
-      CaseResult r = finish(*c, false);
+      CaseResult r = finish(*c);
       int tag = c->tag;
       children_.erase(children_.begin() + static_cast<std::ptrdiff_t>(i));
       delete c;
@@ -151,7 +151,8 @@ std::pair<int, CaseResult> Sandbox::wait() {
 
 namespace {
 
-CaseResult finish(Sandbox::Child& c, bool) {
+// The child closed its end of the pipe: reap it and read its result.
+CaseResult finish(Sandbox::Child& c) {
   int status = 0;
   waitpid(c.pid, &status, 0);
   ::close(c.fd);

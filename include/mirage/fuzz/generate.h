@@ -36,7 +36,7 @@ class Rng {
 uint64_t caseSeed(uint64_t runSeed, uint64_t index);
 
 // The program of `seed`. Its name says which motif it started from
-// ("fuzz_attention_…"); its outputs are op results, never bare inputs.
+// ("fuzz_attention"); its outputs are op results, never bare inputs.
 ir::Graph generateProgram(uint64_t seed, const GenOptions& options = {});
 
 // Operations other than inputs and constants: what the shrinker minimizes
