@@ -67,14 +67,15 @@ std::string firstMismatch(const interp::Tensor& a, const interp::Tensor& b, cons
   double interpError = 0;  // the interpreter's largest error against float64
   if (ref)
     for (size_t i = 0; i < a.data.size(); ++i)
-      if (std::isfinite(a.data[i])) interpError = std::max(interpError, std::fabs(a.data[i] - ref->data[i]));
+      if (std::isfinite(a.data[i]) && std::isfinite(ref->data[i]))
+        interpError = std::max(interpError, std::fabs(a.data[i] - ref->data[i]));
   for (size_t i = 0; i < a.data.size(); ++i) {
     double x = a.data[i], y = b.data[i];
     if (std::isnan(x) && std::isnan(y)) continue;
     if (x == y) continue;  // also equal infinities
     double tol = kShimUlps * eps * std::max(std::fabs(x), std::fabs(y)) + kShimScaleUlps * eps * scale;
     if (std::fabs(x - y) <= tol) continue;
-    if (ref && std::isfinite(x) && std::isfinite(y)) {
+    if (ref && std::isfinite(x) && std::isfinite(y) && std::isfinite(ref->data[i])) {
       double r = ref->data[i];
       if (std::fabs(y - r) <= kShimRefFactor * interpError + tol) continue;
       return fmt::format(

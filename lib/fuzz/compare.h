@@ -60,7 +60,7 @@ inline constexpr double kShimRefFactor = 4;
 
 // Empty when a (interpreter) and b (shim) agree element by element within
 // the tolerance above; else where and by how much they first differ. `ref`
-// is the float64 value of the output, or null when it is not finite.
+// is the float64 value of the output (used where it is finite), or null.
 std::string firstMismatch(const interp::Tensor& a, const interp::Tensor& b, const interp::Tensor64* ref, ir::DType dtype);
 
 }  // namespace mirage::fuzz

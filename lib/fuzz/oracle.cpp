@@ -215,7 +215,9 @@ struct Chain {
         return fail(Failure::MalformedOutput, "the .cu returned a different number of outputs");
       if (mismatch.failure == Failure::None) {
         for (size_t o = 0; o < shim.size(); ++o) {
-          std::string where = firstMismatch(candD[o], shim[o], refFinite ? &ref[o] : nullptr, program.dtype);
+          // The float64 value where it is finite (another output of the
+          // program may overflow); firstMismatch uses it element by element.
+          std::string where = firstMismatch(candD[o], shim[o], &ref[o], program.dtype);
           if (!where.empty()) {
             mismatch = fail(Failure::InterpShimMismatch,
                             fmt::format("inputs '{}': output {} ({}): {}", family.name, o,
