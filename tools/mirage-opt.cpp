@@ -28,6 +28,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 8));
   app.add_option("--max-block-ops", opt.limits.maxBlockOps, "operators per kernel body (search limit)")
       ->check(CLI::Range(1, 64));
+  app.add_flag("--allow-unguarded-exp", opt.limits.allowUnguardedExp,
+               "let candidates drop an overflow guard of the input (exp of a value minus its maximum)");
   bool quiet = false, verbose = false;
   app.add_flag("-q,--quiet", quiet, "log errors only");
   app.add_flag("-v,--verbose", verbose, "log more");

@@ -184,13 +184,16 @@ std::string lowerPointwise(const Graph& src, const Op& op, const std::vector<Val
     ValueId mapped = map[static_cast<size_t>(in)];
     const Shape& operand = out.value(mapped).shape;
     DimMap imap = operandMap(splits, operand, shape.size());
-    if (op.kind == OpKind::Transpose)
-      for (int& d : imap) {
-        if (d == op.dim)
-          d = op.dim1;
-        else if (d == op.dim1)
-          d = op.dim;
+    if (op.kind == OpKind::Transpose) {
+      // Output dim d is the operand's dim swap(d), whose extent is the same;
+      // the broadcast rule of operandMap (which reads the operand's extent at
+      // d itself) does not apply to a transpose's one operand.
+      imap = ir::kEmptyMap;
+      for (size_t g = 0; g < splits.size(); ++g) {
+        int d = splits[g].first;
+        imap[g] = d == op.dim ? op.dim1 : d == op.dim1 ? op.dim : d;
       }
+    }
     ValueId t;
     if (std::string e = kb.tile(mapped, imap, -1, &t); !e.empty()) return e;
     body.inputs.push_back(t);

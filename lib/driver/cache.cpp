@@ -27,9 +27,9 @@ uint64_t fnv1a(const std::string& s) {
 
 std::string cacheKey(const ir::Graph& program, const search::Limits& limits, const std::string& arch) {
   std::string material = fmt::format(
-      "mirage-opt {}\narch {}\nlimits {} {} {} {} {} {}\n{}", MIRAGE_VERSION, arch, limits.maxKernels, limits.maxDiscrepancies,
+      "mirage-opt {}\narch {}\nlimits {} {} {} {} {} {}{}\n{}", MIRAGE_VERSION, arch, limits.maxKernels, limits.maxDiscrepancies,
       limits.maxBlockOps, limits.maxGridDims, limits.smemBytesPerBlock, limits.maxCandidatesPerTemplate,
-      ir::printGraph(program));
+      limits.allowUnguardedExp ? " unguarded-exp" : " guarded-exp", ir::printGraph(program));
   // Two independent hashes make an accidental collision negligible.
   return fmt::format("{:016x}{:016x}", fnv1a(material), fnv1a(material + "#"));
 }

@@ -5,6 +5,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "mirage/search/guard.h"
 #include "space.h"
 
 namespace mirage::search {
@@ -33,6 +34,13 @@ struct BVal {
   ExprId expr = -1;
   int uses = 0;
   uint64_t sig = 0;
+  // Guard mode: the scan (running maximum) the exps this in-loop value
+  // depends on subtract, so that its accumulation rescales by it; -1 none,
+  // -2 more than one (it cannot be accumulated).
+  int scan = -1;
+  // A tile of partial sums rescaled to per-block maxima (Tensor::maxTensor):
+  // it may only be accumulated with exp(m_j - M) weights.
+  int needsWeight = -1;
 };
 
 bool isUnaryKind(ir::OpKind k) { return ir::isElementwiseUnary(k); }
@@ -151,7 +159,9 @@ class BodySearch {
         depth_(ctx.limits->maxBlockOps), discLeft_(discrepancies) {
     tiled_.assign(plan.tensors.size(), -1);
     // Moves hold references into vals_ across the recursion: never reallocate.
-    size_t most = plan.tensors.size() + 2 * static_cast<size_t>(depth_) + 8;
+    // The guard's operators (maximum, scan, subtraction, weights) come on
+    // top of the budget.
+    size_t most = plan.tensors.size() + 8 * static_cast<size_t>(depth_) + 16;
     vals_.reserve(most);
     ops_.reserve(most);
   }
@@ -275,7 +285,9 @@ class BodySearch {
   }
 
   // Fills v for op (not a tile); false when the operator is illegal here.
-  bool makeValue(const BodyOp& op, BVal& v) {
+  // `raw`: the guard's own operators, which are legal even though they
+  // change nothing in the abstract expression (exp(m - M) is 1 there).
+  bool makeValue(const BodyOp& op, BVal& v, bool raw = false) {
     ExprTable& ex = ctx_.exprs;
     const BVal& a = vals_[static_cast<size_t>(op.in0)];
     v.after = a.after;
@@ -285,7 +297,15 @@ class BodySearch {
       v.shape = a.shape;
       v.labels = a.labels;
       v.after = true;
-      v.expr = ex.sum(a.expr, cfg_.forloop);
+      // accum(x, rescale=m) holds Σ x[i]·exp(m[i] - m[F-1]); the exp of a
+      // difference of maxima is 1 under the max-shift axiom, so it is Σ x.
+      v.expr = op.accumMax ? ex.max(a.expr, cfg_.forloop) : ex.sum(a.expr, cfg_.forloop);
+      return true;
+    }
+    if (op.kind == ir::OpKind::Scan) {
+      v.shape = a.shape;
+      v.labels = a.labels;
+      v.expr = ex.max(a.expr, cfg_.forloop);
       return true;
     }
     if (isUnaryKind(op.kind)) {
@@ -315,6 +335,14 @@ class BodySearch {
         v.expr = op.kind == ir::OpKind::ReduceSum ? ex.sum(a.expr, n) : ex.max(a.expr, n);
       }
       return true;
+    }
+    if (op.kind == ir::OpKind::Transpose) {
+      v.shape = a.shape;
+      v.labels = a.labels;
+      std::swap(v.shape[static_cast<size_t>(op.dim)], v.shape[static_cast<size_t>(op.dim1)]);
+      std::swap(v.labels[static_cast<size_t>(op.dim)], v.labels[static_cast<size_t>(op.dim1)]);
+      v.expr = a.expr;  // a transpose renames dims only
+      return v.labels != a.labels;
     }
     if (op.hasScalar) {
       v.shape = a.shape;
@@ -352,6 +380,7 @@ class BodySearch {
       case ir::OpKind::Div: v.expr = ex.div(a.expr, b.expr); break;
       default: return false;
     }
+    if (raw) return true;
     // An operator that only rescales an operand (add(x, x), x/x·x) adds nothing.
     if (ex.equalUpToScale(v.expr, a.expr) || ex.equalUpToScale(v.expr, b.expr) || ex.isConstant(v.expr))
       return false;
@@ -365,8 +394,9 @@ class BodySearch {
   // ---- canonical order ----
 
   static auto key(const BodyOp& op) {
-    return std::make_tuple(static_cast<int>(op.kind), op.arg, op.in0, op.in1, op.dim, op.reduceToInner,
-                           op.scalar.num, op.scalar.den);
+    bool logical = op.logical0 >= 0;
+    return std::make_tuple(static_cast<int>(op.kind), op.arg, logical ? op.logical0 : op.in0, logical ? -1 : op.in1,
+                           op.dim, op.reduceToInner, op.scalar.num, op.scalar.den);
   }
 
   bool canonical(const BodyOp& op) const {
@@ -458,11 +488,208 @@ class BodySearch {
     return o.legal ? &o.v : nullptr;
   }
 
+  // Guard bookkeeping of a new value from its operands in this state (not
+  // part of the cached outcome: it names value numbers of this state).
+  void deriveGuard(const BodyOp& op, BVal& v) const {
+    v.scan = -1;
+    v.needsWeight = -1;
+    if (op.kind == ir::OpKind::Tile) {
+      v.needsWeight = plan_.tensors[static_cast<size_t>(op.arg)].maxTensor;
+      return;
+    }
+    if (v.after) return;
+    if (op.kind == ir::OpKind::Scan) {
+      v.scan = static_cast<int>(vals_.size());  // the scan itself
+      return;
+    }
+    auto merge = [&](int x) {
+      if (x == -1) return;
+      v.scan = (v.scan == -1 || v.scan == x) ? x : -2;
+    };
+    if (op.in0 >= 0) merge(vals_[static_cast<size_t>(op.in0)].scan);
+    if (op.in1 >= 0) merge(vals_[static_cast<size_t>(op.in1)].scan);
+  }
+
+  // Appends one of the guard's operators (a maximum, scan, difference or
+  // weight): not an operand of other moves, outside the operator budget.
+  int pushRaw(const BodyOp& op) {
+    BVal v;
+    makeValue(op, v, true);
+    deriveGuard(op, v);
+    v.hidden = true;
+    push(op, std::move(v));
+    return static_cast<int>(vals_.size()) - 1;
+  }
+
+  int findOp(ir::OpKind kind, int in0, int in1) const {
+    for (size_t i = 0; i < ops_.size(); ++i)
+      if (ops_[i].kind == kind && ops_[i].in0 == in0 && ops_[i].in1 == in1 && !ops_[i].hasScalar)
+        return static_cast<int>(i);
+    return -1;
+  }
+
+  void popTo(size_t n) {
+    while (ops_.size() > n) pop();
+  }
+
+  // Pushes `v` (the value of `op`, the move proper) with the usual pruning
+  // and discrepancy accounting, explores, and pops it.
+  void exploreGuarded(const BodyOp& op, BVal v, int depthLeft) {
+    if (ctx_.prune(v.expr)) {
+      ++ctx_.stats.pruned;
+      return;
+    }
+    if (duplicateValue(v)) {
+      ++ctx_.stats.duplicates;
+      return;
+    }
+    int disc = ctx_.preferred(v.expr) ? 0 : 1;
+    if (disc > discLeft_) {
+      ++ctx_.stats.deferred;
+      return;
+    }
+    push(op, std::move(v));
+    discLeft_ -= disc;
+    descend(depthLeft - 1);
+    discLeft_ += disc;
+    pop();
+  }
+
+  // Guard mode: exp(s) is built as exp(s - m), m the maximum of s over a
+  // dim the program maximizes; where the for-loop walks that dim, m is the
+  // running maximum scan(reduce_max(s)), and accumulations of what depends
+  // on it rescale by it (see the Accum move).
+  void tryGuardedExp(int i, int depthLeft) {
+    BodyOp logical;
+    logical.kind = ir::OpKind::Exp;
+    logical.in0 = i;
+    if (!canonical(logical)) {
+      ++ctx_.stats.duplicates;
+      return;
+    }
+    if (ctx_.prune(ctx_.exprs.exp(vals_[static_cast<size_t>(i)].expr))) {
+      ++ctx_.stats.pruned;
+      return;
+    }
+    size_t dims = vals_[static_cast<size_t>(i)].labels.size();
+    for (size_t d = 0; d < dims; ++d) {
+      const BVal& sv = vals_[static_cast<size_t>(i)];
+      Label l = sv.labels[d];
+      if (l == kUnit || sv.shape[d] == 1 || !ctx_.maxLabels.count(l)) continue;
+      bool needScan = !sv.after && cfg_.loop == l;
+      size_t before = ops_.size();
+      BodyOp rm;
+      rm.kind = ir::OpKind::ReduceMax;
+      rm.in0 = i;
+      rm.dim = static_cast<int>(d);
+      int m = pushRaw(rm);
+      if (needScan) {
+        BodyOp sc;
+        sc.kind = ir::OpKind::Scan;
+        sc.in0 = m;
+        m = pushRaw(sc);
+      }
+      BodyOp sub;
+      sub.kind = ir::OpKind::Sub;
+      sub.in0 = i;
+      sub.in1 = m;
+      int diff = pushRaw(sub);
+      BodyOp e;
+      e.kind = ir::OpKind::Exp;
+      e.in0 = diff;
+      e.logical0 = i;
+      BVal v;
+      makeValue(e, v);
+      deriveGuard(e, v);
+      v.sig = signature(v);
+      exploreGuarded(e, std::move(v), depthLeft);
+      popTo(before);
+    }
+  }
+
+  // Guard mode, a for-loop over the partial results of a guarded split
+  // reduction: partial sums x_j rescaled to their block's maximum m_j are
+  // combined as accum(x_j·exp(m_j - M_j), rescale=M) with M = scan(m_j),
+  // so that the sum holds Σ_j x_j·exp(m_j - M) for the overall maximum M.
+  void tryWeightedAccum(int i, int depthLeft) {
+    if (!loopIsPartial()) return;
+    BodyOp logical;
+    logical.kind = ir::OpKind::Accum;
+    logical.in0 = i;
+    if (!canonical(logical)) {
+      ++ctx_.stats.duplicates;
+      return;
+    }
+    int maxTensor = vals_[static_cast<size_t>(i)].needsWeight;
+    size_t before = ops_.size();
+    int mt = tiled_[static_cast<size_t>(maxTensor)];
+    if (mt < 0) {
+      BodyOp tile;
+      tile.kind = ir::OpKind::Tile;
+      tile.arg = maxTensor;
+      BVal tv;
+      if (!makeTile(maxTensor, tile, tv)) return;
+      deriveGuard(tile, tv);
+      tv.hidden = true;
+      tv.sig = signature(tv);
+      push(tile, std::move(tv));
+      mt = static_cast<int>(vals_.size()) - 1;
+    }
+    int big = findOp(ir::OpKind::Scan, mt, -1);
+    if (big < 0) {
+      BodyOp sc;
+      sc.kind = ir::OpKind::Scan;
+      sc.in0 = mt;
+      big = pushRaw(sc);
+    }
+    int diff = findOp(ir::OpKind::Sub, mt, big);
+    if (diff < 0) {
+      BodyOp sub;
+      sub.kind = ir::OpKind::Sub;
+      sub.in0 = mt;
+      sub.in1 = big;
+      diff = pushRaw(sub);
+    }
+    int w = findOp(ir::OpKind::Exp, diff, -1);
+    if (w < 0) {
+      BodyOp e;
+      e.kind = ir::OpKind::Exp;
+      e.in0 = diff;
+      w = pushRaw(e);
+    }
+    BodyOp mul;
+    mul.kind = ir::OpKind::Mul;
+    mul.in0 = i;
+    mul.in1 = w;
+    BVal probe;
+    if (!makeValue(mul, probe, true)) {
+      popTo(before);
+      return;
+    }
+    int xw = pushRaw(mul);
+    BodyOp acc;
+    acc.kind = ir::OpKind::Accum;
+    acc.in0 = xw;
+    acc.in1 = big;
+    acc.logical0 = i;
+    BVal v;
+    makeValue(acc, v);
+    deriveGuard(acc, v);
+    v.sig = signature(v);
+    exploreGuarded(acc, std::move(v), depthLeft);
+    popTo(before);
+  }
+
   void tryMove(BodyOp op, int depthLeft, const BodyOp* second = nullptr) {
     if (!canonical(op)) {
       ++ctx_.stats.duplicates;
       return;
     }
+    // A tile of rescaled partial sums is only combined with its weights.
+    if (ctx_.guard && op.kind != ir::OpKind::Tile &&
+        (vals_[static_cast<size_t>(op.in0)].needsWeight >= 0 ||
+         (op.in1 >= 0 && vals_[static_cast<size_t>(op.in1)].needsWeight >= 0)))
+      return;
     BVal tile;
     const BVal* found = &tile;
     if (op.kind == ir::OpKind::Tile) {
@@ -488,6 +715,7 @@ class BodySearch {
       return;
     }
     BVal v = *found;
+    deriveGuard(op, v);
     if (second) v.hidden = true;
     push(op, std::move(v));
     if (second) {
@@ -495,6 +723,7 @@ class BodySearch {
       op2.in0 = static_cast<int>(ops_.size()) - 1;
       BVal v2;
       makeValue(op2, v2);
+      deriveGuard(op2, v2);
       if (ctx_.prune(v2.expr) || duplicateValue(v2)) {
         ++ctx_.stats.pruned;
         pop();
@@ -534,11 +763,23 @@ class BodySearch {
       // Element-wise unary operators of the program.
       for (ir::OpKind k : ctx_.kinds)
         if (isUnaryKind(k)) {
+          if (k == ir::OpKind::Exp && ctx_.guard) {
+            if (a.needsWeight < 0) tryGuardedExp(i, depthLeft);
+            continue;
+          }
           BodyOp op;
           op.kind = k;
           op.in0 = i;
           tryMove(op, depthLeft);
         }
+      if (ctx_.transposeTiles && ops_[static_cast<size_t>(i)].kind == ir::OpKind::Tile && a.shape.size() >= 2) {
+        BodyOp op;
+        op.kind = ir::OpKind::Transpose;
+        op.in0 = i;
+        op.dim = static_cast<int>(a.shape.size()) - 2;
+        op.dim1 = static_cast<int>(a.shape.size()) - 1;
+        tryMove(op, depthLeft);
+      }
       // Reductions.
       for (size_t d = 0; d < a.labels.size(); ++d) {
         Label l = a.labels[d];
@@ -566,10 +807,15 @@ class BodySearch {
       // Accumulating a value that is the same in every step only scales it.
       if (cfg_.loop != kUnit && !a.after && a.variant &&
           std::find(a.labels.begin(), a.labels.end(), cfg_.loop) == a.labels.end()) {
-        BodyOp op;
-        op.kind = ir::OpKind::Accum;
-        op.in0 = i;
-        tryMove(op, depthLeft);
+        if (ctx_.guard && a.needsWeight >= 0) {
+          tryWeightedAccum(i, depthLeft);
+        } else if (a.scan != -2) {
+          BodyOp op;
+          op.kind = ir::OpKind::Accum;
+          op.in0 = i;
+          op.in1 = a.scan;  // rescale=scan where it depends on a running maximum
+          tryMove(op, depthLeft);
+        }
       }
       // Scaling and shifting to an exact argument of a function in the target.
       if (depthLeft >= 1) tryFixes(i, depthLeft);
@@ -640,8 +886,10 @@ class BodySearch {
   // A fix whose result is scale-equal to its operand: skips the
   // duplicate-up-to-scale rule but still requires a new exact value.
   void tryMoveExact(const BodyOp& op, int depthLeft) {
+    if (ctx_.guard && vals_[static_cast<size_t>(op.in0)].needsWeight >= 0) return;
     BVal v;
     makeValue(op, v);
+    deriveGuard(op, v);
     if (ctx_.prune(v.expr) || duplicateValue(v) || !canonical(op)) return;
     push(op, std::move(v));
     descend(depthLeft - 1);
@@ -765,6 +1013,7 @@ class BodySearch {
       if (needAccum) v = appendAccum(k, v);
       k.saved.push_back(v);
       k.savedOmap.push_back(infos[o].omap);
+      k.savedF32.push_back(0);
     }
     // Every result of an earlier kernel must be read by a later one.
     std::vector<char> read(plan_.tensors.size(), 0);
@@ -817,12 +1066,47 @@ class BodySearch {
     }
     std::vector<int> valueMap;
     KernelTemplate k = buildTemplate(sinks, &valueMap);
+    // In a bf16 program a result passed between kernels is kept in f32: 8
+    // bits of mantissa make logits near 100 off by up to 0.25, and every
+    // exp of them by up to 25% (the cost model charges the bytes).
+    const char keepF32 = ctx_.program->dtype == ir::DType::BF16 ? 1 : 0;
     for (int s : sinks) {
       int v = valueMap[static_cast<size_t>(s)];
       if (noLoop) v = appendAccum(k, v);
       k.saved.push_back(v);
+      k.savedF32.push_back(keepF32);
     }
     for (const SaveInfo& info : infos) k.savedOmap.push_back(info.omap);
+    // A guarded split reduction: each block's sums are rescaled to its own
+    // running maximum, so the block's maximum is saved beside them (after
+    // the loop, accum(reduce_max(s), op=max) equals the last scan), in f32:
+    // rounded to bf16, a maximum near 100 is off by up to 0.25, and so is
+    // every exponent a later kernel computes from it.
+    bool split = std::any_of(cfg_.grid.begin(), cfg_.grid.end(), [](const GridAxis& a) { return a.split; });
+    std::vector<int> scans;           // value numbers of the scans the sinks rescale by
+    std::vector<int> maxOfSink(sinks.size(), -1);  // index into scans
+    if (split)
+      for (size_t s = 0; s < sinks.size(); ++s) {
+        const BodyOp& op = ops_[static_cast<size_t>(sinks[s])];
+        if (op.kind != ir::OpKind::Accum || op.in1 < 0) continue;
+        auto it = std::find(scans.begin(), scans.end(), op.in1);
+        maxOfSink[s] = static_cast<int>(it - scans.begin());
+        if (it == scans.end()) scans.push_back(op.in1);
+      }
+    std::vector<SaveInfo> maxInfos;
+    for (int sc : scans) {
+      int rm = ops_[static_cast<size_t>(sc)].in0;
+      SaveInfo info;
+      if (!saveInfo(rm, info, &partial)) return;
+      BodyOp acc;
+      acc.kind = ir::OpKind::Accum;
+      acc.accumMax = true;
+      acc.in0 = valueMap[static_cast<size_t>(rm)];
+      k.saved.push_back(appendBodyOp(k, acc));
+      k.savedOmap.push_back(info.omap);
+      k.savedF32.push_back(1);
+      maxInfos.push_back(info);
+    }
 
     int kernelIndex = static_cast<int>(plan_.kernels.size());
     size_t tensorsBefore = plan_.tensors.size();
@@ -836,6 +1120,18 @@ class BodySearch {
       t.expr = vals_[static_cast<size_t>(sinks[s])].expr;
       t.kernel = kernelIndex;
       t.index = static_cast<int>(s);
+      if (maxOfSink[s] >= 0) t.maxTensor = static_cast<int>(tensorsBefore + sinks.size()) + maxOfSink[s];
+      plan_.tensors.push_back(t);
+    }
+    for (size_t m = 0; m < scans.size(); ++m) {
+      Tensor t;
+      t.shape = maxInfos[m].shape;
+      t.labels = maxInfos[m].labels;
+      for (Label l : t.labels) usesPartial = usesPartial || partialOf(l) == partial;
+      int rm = ops_[static_cast<size_t>(scans[m])].in0;
+      t.expr = ctx_.exprs.max(vals_[static_cast<size_t>(rm)].expr, cfg_.forloop);
+      t.kernel = kernelIndex;
+      t.index = static_cast<int>(sinks.size() + m);
       plan_.tensors.push_back(t);
     }
     if (usesPartial) {
@@ -932,6 +1228,13 @@ void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& la
     }
   }
   ctx.fixArgs.assign(fix.begin(), fix.end());
+  ctx.guard = !limits.allowUnguardedExp && asksForGuard(program);
+  ctx.maxLabels.clear();
+  for (const ir::Op& op : program.ops)
+    if (op.kind == ir::OpKind::ReduceMax) {
+      Label l = labels.ofValue[static_cast<size_t>(op.inputs[0])][static_cast<size_t>(op.dim)];
+      if (l != kUnit) ctx.maxLabels.insert(l);
+    }
   // The program's own terms: values equal to one of them (up to a constant)
   // extend a body without a discrepancy.
   for (ExprId x : e)
@@ -940,9 +1243,9 @@ void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& la
   for (const ir::Op& op : program.ops)
     if (op.kind != ir::OpKind::Input && op.kind != ir::OpKind::Const && op.kind != ir::OpKind::Kernel)
       ctx.kinds.insert(op.kind == ir::OpKind::ReduceMean ? ir::OpKind::ReduceSum : op.kind);
-  // A transpose is free in a block (it only renames dims), and is not needed
-  // by the bodies this search builds.
-  ctx.kinds.erase(ir::OpKind::Transpose);
+  // A transpose is not a free move: where the program has one, only tiles
+  // are transposed, in their last two dims (see transposeTiles).
+  ctx.transposeTiles = ctx.kinds.erase(ir::OpKind::Transpose) > 0;
   // A maximum that only stabilizes a softmax cancels (the max-shift axiom):
   // no body needs it.
   if (!targetsHaveMax) ctx.kinds.erase(ir::OpKind::ReduceMax);

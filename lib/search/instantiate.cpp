@@ -105,6 +105,9 @@ std::string instantiate(const ir::Graph& program, const ProgramLabels& labels, c
           op.inputs.push_back(bv[static_cast<size_t>(bo.in1)]);
         }
         op.dim = bo.dim;
+        op.dim1 = bo.dim1;
+        if (bo.kind == ir::OpKind::Accum && bo.accumMax) op.accumOp = ir::AccumOp::Max;
+        if (bo.kind == ir::OpKind::Scan) op.accumOp = ir::AccumOp::Max;
         if (bo.reduceToInner >= 0) op.size = labels.extent.at(static_cast<size_t>(bo.reduceToInner));
       }
       if (ir::Error e = ir::addOp(*body, std::move(op), &cfg, &bv[i]); !e.empty()) return e;
@@ -115,6 +118,7 @@ std::string instantiate(const ir::Graph& program, const ProgramLabels& labels, c
       save.inputs = {bv[static_cast<size_t>(kt.saved[s])]};
       save.resultIndex = static_cast<int>(s);
       save.omap = kt.savedOmap[s];
+      save.saveF32 = s < kt.savedF32.size() && kt.savedF32[s];
       ir::ValueId none;
       if (ir::Error e = ir::addOp(*body, std::move(save), &cfg, &none); !e.empty()) return e;
     }

@@ -17,6 +17,7 @@
 
 #include "mirage/ir/check.h"
 #include "mirage/ir/printer.h"
+#include "mirage/search/guard.h"
 #include "mirage/verify/verifier.h"
 #include "space.h"
 
@@ -36,10 +37,11 @@ std::string planKey(const Plan& plan) {
     for (const GridAxis& a : kt.grid) k += fmt::format("{}{},", a.label, a.split ? "s" : "");
     for (int a : kt.args) k += fmt::format("a{},", a);
     for (const BodyOp& o : kt.ops)
-      k += fmt::format("({} {} {} {} {} {}/{} {} {}),", static_cast<int>(o.kind), o.in0, o.in1, o.dim,
-                       o.reduceToInner, o.scalar.num, o.scalar.den, o.arg, o.fmap);
+      k += fmt::format("({} {} {} {} {} {}/{} {} {}{}),", static_cast<int>(o.kind), o.in0, o.in1, o.dim,
+                       o.reduceToInner, o.scalar.num, o.scalar.den, o.arg, o.fmap, o.accumMax ? " max" : "");
     for (size_t s = 0; s < kt.saved.size(); ++s)
-      k += fmt::format("s{}:{},{},{};", kt.saved[s], kt.savedOmap[s][0], kt.savedOmap[s][1], kt.savedOmap[s][2]);
+      k += fmt::format("s{}:{},{},{}{};", kt.saved[s], kt.savedOmap[s][0], kt.savedOmap[s][1], kt.savedOmap[s][2],
+                       s < kt.savedF32.size() && kt.savedF32[s] ? "f" : "");
   }
   return k;
 }
@@ -70,6 +72,7 @@ class Engine {
   Engine(const ir::Graph& program, const verify::Verifier& verifier, const Options& options)
       : program_(program), verifier_(verifier), opt_(options), start_(Clock::now()) {
     labels_ = analyzeLabels(program);
+    requireGuard_ = !opt_.limits.allowUnguardedExp && asksForGuard(program);
     cost_ = opt_.cost ? opt_.cost : [](const ir::Graph& g) { return estimateCostUs(g); };
   }
 
@@ -229,6 +232,7 @@ class Engine {
     }
     Context ctx;
     initContext(ctx, program_, labels_, opt_.limits);
+    if (!opt_.guardInEnumerator) ctx.guard = false;
     int calls = 0;
     auto lastVerify = Clock::now();
     ctx.stopped = [&] {
@@ -284,8 +288,20 @@ class Engine {
       else
         ++total_.noExtents;
     }
+    // The guard rule (cli.md, "Numerical safety"): where the input guards
+    // its exps, a candidate must guard all of its own. The enumerator builds
+    // guarded bodies in that case (body_search.cpp), and this check, on the
+    // graph that would be verified, is the one the rule relies on.
+    std::vector<char> unguarded(best.size(), 0);
+    if (requireGuard_)
+      for (size_t i = 0; i < best.size(); ++i) unguarded[i] = !guardsAllExps(best[i].graph);
     std::lock_guard lock(mu_);
-    for (ExtentChoice& ch : best) {
+    for (size_t i = 0; i < best.size(); ++i) {
+      ExtentChoice& ch = best[i];
+      if (unguarded[i]) {
+        ++total_.rejectedUnguarded;
+        continue;
+      }
       if (pendingTexts_.count(ch.text)) continue;
       pendingTexts_.insert(ch.text);
       Pending p;
@@ -362,12 +378,22 @@ class Engine {
     if (opt_.timeLimitSeconds > 0)
       cancel.deadline = start_ + std::chrono::duration_cast<Clock::duration>(
                                      std::chrono::duration<double>(opt_.timeLimitSeconds));
-    if (!verifier_.precheck(p.graph, cancel)) {
-      std::lock_guard lock(mu_);
-      ++total_.precheckFailed;
-      return true;
+    // A verifier that cannot handle a candidate (an operator it does not
+    // know) rejects it rather than ending the run.
+    verify::Verdict v;
+    try {
+      if (!verifier_.precheck(p.graph, cancel)) {
+        std::lock_guard lock(mu_);
+        ++total_.precheckFailed;
+        return true;
+      }
+      v = verifier_.check(p.graph, cancel);
+    } catch (const std::exception& e) {
+      v = verify::Verdict{};
+      v.equivalent = false;
+      v.cancelled = false;
+      v.message = fmt::format("the verifier failed on this candidate: {}", e.what());
     }
-    verify::Verdict v = verifier_.check(p.graph, cancel);
     if (v.cancelled) {
       std::lock_guard lock(mu_);
       ++cancelledChecks_;
@@ -421,6 +447,7 @@ class Engine {
   Clock::time_point start_;
   Clock::time_point lastProgress_ = Clock::now();
   ProgramLabels labels_;
+  bool requireGuard_ = false;  // the input guards its exps and --allow-unguarded-exp is off
   std::function<double(const ir::Graph&)> cost_;
   std::vector<Item> items_;
   std::atomic<int> nextItem_{0};

@@ -47,6 +47,10 @@ struct Tensor {
   ExprId expr = -1;
   int kernel = -1;  // producing kernel in the plan, -1 for a program input
   int index = 0;    // program input index, or result index of its kernel
+  // Guarded split reductions: partial sums that kernel rescaled to its own
+  // running maximum name the tensor holding those maxima; a later kernel
+  // combines them only with exp(m_j - M) weights (body_search.cpp).
+  int maxTensor = -1;
 };
 
 struct GridAxis {
@@ -61,6 +65,11 @@ struct BodyOp {
   int dim = 0, dim1 = 0;
   Label reduceToInner = -1;    // reduce_sum of a composite dim to its inner label's extent (size=)
   bool hasScalar = false;      // binary op with a number as second operand
+  bool accumMax = false;       // Accum: op=max (in1 >= 0 on an Accum: rescale=in1, a scan)
+  // The guard's composite moves (exp(s - m), a weighted accum) are ordered
+  // by the operand they were asked for, not by their hidden intermediates:
+  // the canonical order compares (logical0, -1) when logical0 >= 0.
+  int logical0 = -1;
   Rational scalar;
   int arg = -1;  // Tile: index of the kernel argument (in KernelTemplate::args)
   ir::DimMap imap = ir::kEmptyMap;  // Tile
@@ -74,6 +83,7 @@ struct KernelTemplate {
   std::vector<BodyOp> ops;
   std::vector<int> saved;  // body values saved, in result order
   std::vector<ir::DimMap> savedOmap;  // per saved value, grid axis -> result dim
+  std::vector<char> savedF32;         // per saved value: save(..., dtype=f32)
 };
 
 // A μGraph template: the kernels in order and the tensors they see.
@@ -133,6 +143,15 @@ struct Context {
   std::vector<ExprId> targets;    // per program output
   std::vector<ExprId> fixArgs;    // exact arguments that values may be scaled/shifted to
   std::set<ir::OpKind> kinds;     // operator kinds of the program
+  // The guard rule is on (search/guard.h): exp is built only as
+  // exp(s - m) with m a maximum of s over a dim the program maximizes
+  // (maxLabels), a running maximum (scan) where the for-loop walks that dim.
+  bool guard = false;
+  std::set<Label> maxLabels;
+  // The program transposes a tensor: a tile may be transposed in its last
+  // two dims (attention written matmul(Q, transpose(K)) needs K's tile as
+  // [dim, keys] for the body's matmul).
+  bool transposeTiles = false;
   // Tests: enumerate without the canonical order and the seen-set (brute
   // force), to count what the canonical enumeration must also find.
   bool bruteForce = false;

@@ -70,3 +70,26 @@ TEST_CASE("subexpressions of attention", "[expr]") {
   CHECK_FALSE(ex.isSubexpr(ex.sum(ex.mul(K, V), 64), target));
   CHECK_FALSE(ex.isSubexpr(ex.mul(Q, Q), target));
 }
+
+TEST_CASE("the rescale identity and rescaled accumulators", "[expr]") {
+  ExprTable ex;
+  auto a = ex.input(0), s = ex.input(1);
+  auto m = ex.max(a, 64);    // a block's maximum (a scan or reduce_max)
+  auto M = ex.max(m, 16);    // the maximum of the block maxima
+  // exp(a - m)·exp(m - M) = exp(a - M), and each is exp(a) under the
+  // max-shift axiom (the maxima cancel in every ratio they appear in).
+  CHECK(ex.mul(ex.exp(ex.sub(a, m)), ex.exp(ex.sub(m, M))) == ex.exp(ex.sub(a, M)));
+  CHECK(ex.exp(ex.sub(a, M)) == ex.exp(a));
+  // A weight exp(m_j - M) is a constant: rescaling changes no abstract value.
+  CHECK(ex.isConstant(ex.exp(ex.sub(m, M))));
+  // So accum(x, rescale=m), which holds Σ x[i]·exp(m[i] - m[F-1]), is Σ x:
+  // the online softmax's numerator and denominator are the input's.
+  auto e = ex.exp(ex.sub(s, ex.max(s, 64)));
+  auto x = ex.sum(ex.mul(e, a), 64);
+  auto rescaled = ex.sum(ex.mul(x, ex.exp(ex.sub(m, M))), 16);
+  CHECK(rescaled == ex.sum(ex.mul(ex.exp(s), a), 1024));
+  // Maxima themselves are not part of an attention output.
+  auto target = ex.div(ex.sum(ex.mul(ex.exp(s), a), 1024), ex.sum(ex.exp(s), 1024));
+  CHECK_FALSE(ex.isSubexpr(ex.max(s, 64), target));
+  CHECK(ex.isSubexpr(rescaled, target));
+}

@@ -7,6 +7,7 @@
 
 #include "mirage/ir/printer.h"
 #include "mirage/parse/parser.h"
+#include "mirage/search/guard.h"
 #include "mirage/search/search.h"
 #include "mirage/verify/verifier.h"
 
@@ -80,4 +81,75 @@ TEST_CASE("every candidate reads back and keeps the names", "[search]") {
     CHECK(back->value(back->outputs[0]).name == "O");
     CHECK(verify::checkEquivalent(*g, *back).equivalent);
   }
+}
+
+namespace {
+
+const char* kAttention =
+    "graph a { Q = input f16[2, 8, 16]\n K = input f16[2, 16, 64]\n V = input f16[2, 64, 16]\n"
+    " O = matmul(softmax(mul(matmul(Q, K), 0.25)), V)\n output O }";
+
+// The search with the given options, until a candidate with at most
+// `kernels` launches is verified (or the time is up).
+search::Result runWith(const ir::Graph& g, search::Options o, double seconds, int kernels) {
+  verify::Verifier verifier(g);
+  std::atomic<bool> enough{false};
+  o.timeLimitSeconds = seconds;
+  o.jobs = 2;
+  o.cancel = &enough;
+  o.onCandidate = [&](const search::Candidate& c) {
+    if (c.kernels <= kernels) enough = true;
+  };
+  return search::runSearch(g, verifier, o);
+}
+
+int fewestGuarded(const search::Result& r, bool guarded) {
+  int best = 1 << 30;
+  for (const search::Candidate& c : r.candidates)
+    if (c.origin != "input" && search::guardsAllExps(c.graph) == guarded) best = std::min(best, c.kernels);
+  return best;
+}
+
+}  // namespace
+
+TEST_CASE("softmax attention: only guarded candidates, and fused", "[search][guard]") {
+  std::optional<ir::Graph> g = parse::parseString(kAttention, "test.mg", std::cerr);
+  REQUIRE(g);
+  REQUIRE(search::asksForGuard(*g));
+  search::Result r = runWith(*g, {}, 40, 1);
+  CHECK(fewestGuarded(r, true) <= 2);
+  CHECK(fewestGuarded(r, false) == 1 << 30);  // no candidate without the guard
+  for (const search::Candidate& c : r.candidates) CHECK(search::guardsAllExps(c.graph));
+}
+
+TEST_CASE("the guard rule rejects unguarded candidates and counts them", "[search][guard]") {
+  std::optional<ir::Graph> g = parse::parseString(kAttention, "test.mg", std::cerr);
+  REQUIRE(g);
+  search::Options o;
+  o.guardInEnumerator = false;  // build exps unguarded: the rule must catch every one
+  o.limits.maxKernels = 1;
+  search::Result r = runWith(*g, o, 15, 0);
+  CHECK(r.stats.rejectedUnguarded > 0);
+  for (const search::Candidate& c : r.candidates) CHECK(search::guardsAllExps(c.graph));
+  CHECK(r.candidates[static_cast<size_t>(r.best)].origin == "input");
+}
+
+TEST_CASE("--allow-unguarded-exp, and an input without a guard, fuse as before", "[search][guard]") {
+  std::optional<ir::Graph> g = parse::parseString(kAttention, "test.mg", std::cerr);
+  REQUIRE(g);
+  search::Options o;
+  o.limits.allowUnguardedExp = true;
+  search::Result r = runWith(*g, o, 30, 1);
+  CHECK(fewestGuarded(r, false) == 1);
+  CHECK(r.stats.rejectedUnguarded == 0);
+  // Mirage's benchmark form exp(QK)/Σexp(QK) asks for no guard.
+  std::optional<ir::Graph> bench = parse::parseString(
+      "graph b { Q = input f16[2, 8, 16]\n K = input f16[2, 16, 64]\n V = input f16[2, 64, 16]\n"
+      " E = exp(mul(matmul(Q, K), 0.25))\n O = matmul(div(E, reduce_sum(E, dim=-1)), V)\n output O }",
+      "test.mg", std::cerr);
+  REQUIRE(bench);
+  REQUIRE_FALSE(search::asksForGuard(*bench));
+  search::Result rb = runWith(*bench, {}, 30, 1);
+  CHECK(fewestGuarded(rb, false) == 1);
+  CHECK(rb.stats.rejectedUnguarded == 0);
 }

@@ -32,6 +32,10 @@ struct Limits {
   int maxGridDims = 3;
   int64_t smemBytesPerBlock = 227 * 1024;  // shared memory one block may use (the driver sets the target's)
   int maxCandidatesPerTemplate = 1;       // extent choices verified per body
+  // Let candidates drop an overflow guard of the input (--allow-unguarded-exp;
+  // search/guard.h): when false and the input guards its exps, only
+  // candidates that guard theirs are kept.
+  bool allowUnguardedExp = false;
 };
 
 struct Options {
@@ -47,6 +51,10 @@ struct Options {
   // Called about once a second with the statistics so far.
   std::function<void(const struct Stats&)> onProgress;
   const std::atomic<bool>* cancel = nullptr;  // set by the caller to stop early
+  // Where the guard rule applies, the enumerator builds only guarded exps.
+  // false (tests): it builds exps as an unguarded search does, and the rule
+  // rejects the complete candidates instead (counted in rejectedUnguarded).
+  bool guardInEnumerator = true;
 };
 
 struct Stats {

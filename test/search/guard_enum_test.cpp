@@ -1,0 +1,173 @@
+// The enumerator builds the guarded fused forms of softmax attention itself
+// (docs/search.md, "The guard"): one-kernel online softmax (a running
+// maximum, rescaled accumulators) and two-kernel flash decoding whose first
+// kernel saves its per-split maxima in f32 and whose second combines the
+// partials with exp(m_j - M) weights. Every body it emits guards its exps.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <functional>
+#include <iostream>
+#include <set>
+
+#include "mirage/ir/printer.h"
+#include "mirage/parse/parser.h"
+#include "mirage/search/guard.h"
+#include "mirage/search/search.h"
+#include "space.h"
+
+using namespace mirage;
+
+namespace {
+
+const char* kAttention =
+    "graph a { Q = input f16[2, 8, 16]\n K = input f16[2, 16, 64]\n V = input f16[2, 64, 16]\n"
+    " O = matmul(softmax(mul(matmul(Q, K), 0.25)), V)\n output O }";
+
+struct Emitted {
+  std::vector<std::string> texts;  // instantiated, printed
+  int unguarded = 0;
+  bool found = false;
+  int64_t emitted = 0, withMax = 0;
+};
+
+// Instantiates (and prints) only the plans `want` selects, so that the test
+// stays fast; counts the unguarded ones among those.
+Emitted enumerate(const ir::Graph& g, int kernels, int discrepancies, int maxOps, bool allowUnguarded,
+                  const std::function<bool(const search::Plan&)>& want,
+                  const std::function<bool(const std::string&)>& done = {}) {
+  search::ProgramLabels labels = search::analyzeLabels(g);
+  search::Limits limits;
+  limits.allowUnguardedExp = allowUnguarded;
+  limits.maxBlockOps = maxOps;
+  search::Context ctx;
+  search::initContext(ctx, g, labels, limits);
+  Emitted out;
+  // Stops at the first body `want` selects that `done` accepts (passes of
+  // growing discrepancy, as the search runs them).
+  ctx.stopped = [&] { return out.found; };
+  std::atomic<bool> stop{false};
+  ctx.emit = [&](const search::Plan& p) {
+    ++out.emitted;
+    for (char f : p.kernels[0].savedF32) out.withMax += f;
+    if (!want(p)) return;
+    std::vector<search::ExtentChoice> ch = search::chooseExtents(
+        g, labels, p, limits, [](const ir::Graph& x) { return search::estimateCostUs(x); }, stop);
+    for (const search::ExtentChoice& c : ch) {
+      out.texts.push_back(c.text);
+      if (!search::guardsAllExps(c.graph)) ++out.unguarded;
+      if (done && done(c.text)) out.found = true;
+    }
+  };
+  int configs = search::countFirstConfigs(ctx, kernels);
+  // The search's order: each block of six configurations one pass behind
+  // the block before it.
+  std::vector<std::pair<int, int>> items;
+  for (int d = done ? 0 : discrepancies; d <= discrepancies; ++d)
+    for (int c = 0; c < configs; ++c) items.push_back({d, c});
+  std::stable_sort(items.begin(), items.end(), [](auto a, auto b) { return a.first + a.second / 6 < b.first + b.second / 6; });
+  for (auto [d, c] : items) {
+    if (out.found) break;
+    if (getenv("GUARD_DEBUG")) std::cerr << "item d=" << d << " c=" << c << " emitted " << out.emitted << " f32 " << out.withMax << "\n";
+    search::searchPlans(ctx, kernels, d, c);
+  }
+  return out;
+}
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+int count(const search::KernelTemplate& k, ir::OpKind kind) {
+  int n = 0;
+  for (const search::BodyOp& o : k.ops) n += o.kind == kind;
+  return n;
+}
+
+// One kernel with a for-loop and a scan, or with an exp (to see unguarded ones).
+bool oneKernelLoop(const search::Plan& p) {
+  return p.kernels.size() == 1 && p.kernels[0].loop != search::kUnit && count(p.kernels[0], ir::OpKind::Exp) > 0;
+}
+
+// Kernel 1 splits a reduction, kernel 2 has a scan (the weights).
+bool flashDecoding(const search::Plan& p) {
+  return p.kernels.size() == 2 && count(p.kernels[1], ir::OpKind::Scan) > 0;
+}
+
+}  // namespace
+
+TEST_CASE("guarded enumeration: one-kernel online softmax", "[guard][enum]") {
+  std::optional<ir::Graph> g = parse::parseString(kAttention, "test.mg", std::cerr);
+  REQUIRE(g);
+  Emitted e = enumerate(*g, 1, 3, 12, false, oneKernelLoop);
+  CHECK(e.unguarded == 0);
+  int online = 0;
+  for (const std::string& t : e.texts) {
+    // A for-loop over the keys, a running maximum, both sums rescaled.
+    if (has(t, "scan(") && has(t, "op=max") && has(t, "rescale=") && has(t, "forloop=") &&
+        t.find("rescale=") != t.rfind("rescale="))
+      ++online;
+  }
+  INFO(e.texts.size() << " bodies");
+  CHECK(online > 0);
+  // Without the rule the same enumeration builds exp(s) with no maximum.
+  Emitted free = enumerate(*g, 1, 3, 12, true, oneKernelLoop);
+  CHECK(free.unguarded > 0);
+  for (const std::string& t : free.texts) CHECK_FALSE(has(t, "scan("));
+}
+
+TEST_CASE("guarded enumeration: two-kernel flash decoding with f32 partial maxima", "[guard][enum]") {
+  std::optional<ir::Graph> g = parse::parseString(kAttention, "test.mg", std::cerr);
+  REQUIRE(g);
+  auto isFlash = [](const std::string& t) {
+    // Kernel 1 saves its maxima in f32; kernel 2 weights the partials.
+    return has(t, "dtype=f32") && has(t, "op=max)") && t.find("scan(") != t.rfind("scan(");
+  };
+  Emitted e = enumerate(*g, 2, 6, 12, false, flashDecoding, isFlash);
+  CHECK(e.unguarded == 0);
+  REQUIRE(e.found);
+  INFO(e.texts.back());
+}
+
+// Not run by default: how long the enumerator (one thread, in the search's
+// item order) takes to emit the first guarded fused template of the program
+// in $GUARD_PROGRAM, with $GUARD_KERNELS kernels (docs/search.md figures).
+TEST_CASE("guarded enumeration: time to the fused forms of a program", "[.][measure]") {
+  const char* path = std::getenv("GUARD_PROGRAM");
+  REQUIRE(path);
+  int kernels = std::getenv("GUARD_KERNELS") ? std::atoi(std::getenv("GUARD_KERNELS")) : 1;
+  std::optional<ir::Graph> g = parse::parseFile(path, std::cerr);
+  REQUIRE(g);
+  auto start = std::chrono::steady_clock::now();
+  auto want = [&](const search::Plan& p) {
+    if (p.kernels.size() != static_cast<size_t>(kernels) || count(p.kernels.back(), ir::OpKind::Scan) == 0) return false;
+    // With $GUARD_SPLIT, only flash decoding: a first kernel that saves per-split maxima.
+    return !std::getenv("GUARD_SPLIT") ||
+           std::count(p.kernels[0].savedF32.begin(), p.kernels[0].savedF32.end(), 1) > 0;
+  };
+  auto done = [&](const std::string& t) {
+    std::cerr << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << " s:\n" << t << "\n";
+    return true;
+  };
+  Emitted e = enumerate(*g, kernels, 8, 20, false, want, done);
+  CHECK(e.found);
+  CHECK(e.unguarded == 0);
+}
+
+TEST_CASE("guarded enumeration: prefill with transpose(K) fuses", "[guard][enum]") {
+  std::optional<ir::Graph> g = parse::parseString(
+      "graph p { Q = input f16[2, 32, 16]\n K = input f16[2, 64, 16]\n V = input f16[2, 64, 16]\n"
+      " O = matmul(softmax(mul(matmul(Q, transpose(K, dim0=1, dim1=2)), 0.25)), V)\n output O }",
+      "test.mg", std::cerr);
+  REQUIRE(g);
+  auto want = [](const search::Plan& p) {
+    return p.kernels.size() == 1 && count(p.kernels[0], ir::OpKind::Transpose) == 1 &&
+           count(p.kernels[0], ir::OpKind::Scan) == 1;
+  };
+  Emitted e = enumerate(*g, 1, 3, 14, false, want, [](const std::string& t) { return has(t, "rescale="); });
+  REQUIRE(e.found);
+  CHECK(e.unguarded == 0);
+  INFO(e.texts.back());
+  CHECK(has(e.texts.back(), "transpose("));
+}
