@@ -1,0 +1,468 @@
+// The program generator (generate.h). A program starts from a motif, the
+// shapes fusion cares about (an MLP, RMSNorm before a linear layer, softmax
+// attention, a matmul chain, or nothing), then grows by random operations on
+// the values made so far, and ends with one or two outputs. Values that feed
+// a division, sqrt or rsqrt are made positive first (exp, or square plus a
+// constant), so the input program itself has no poles on random inputs and
+// a difference found later is the pipeline's, not the program's.
+#include "mirage/fuzz/generate.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "mirage/ir/check.h"
+#include "mirage/ir/printer.h"
+#include "rewrite.h"
+
+namespace mirage::fuzz {
+
+using ir::OpKind;
+using ir::Shape;
+using ir::ValueId;
+
+uint64_t Rng::next() {
+  uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+int64_t Rng::below(int64_t n) {
+  if (n <= 1) return 0;
+  return static_cast<int64_t>(next() % static_cast<uint64_t>(n));
+}
+
+bool Rng::chance(double p) { return uniform() < p; }
+
+double Rng::uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+
+uint64_t caseSeed(uint64_t runSeed, uint64_t index) {
+  Rng r(runSeed * 0x2545f4914f6cdd1dULL + index);
+  r.next();
+  return r.next();
+}
+
+namespace {
+
+// How the generator uses an operator kind. Written as a switch without a
+// default so that a new OpKind is a compiler warning here until it is
+// classed (and then fuzzed).
+enum class OpClass { NotDrawn, Unary, Binary, Reduction, Matmul, Transpose };
+
+OpClass classifyKind(OpKind k) {
+  switch (k) {
+    case OpKind::Input:
+    case OpKind::Const:
+    case OpKind::Kernel:  // the search's output, never in an input program
+    case OpKind::Tile:    // block level only
+    case OpKind::Accum:
+    case OpKind::Scan:
+    case OpKind::Save: return OpClass::NotDrawn;
+    case OpKind::Matmul: return OpClass::Matmul;
+    case OpKind::Add:
+    case OpKind::Sub:
+    case OpKind::Mul:
+    case OpKind::Div: return OpClass::Binary;
+    case OpKind::Exp:
+    case OpKind::Square:
+    case OpKind::Sqrt:
+    case OpKind::Rsqrt:
+    case OpKind::Silu:
+    case OpKind::Gelu:
+    case OpKind::Relu: return OpClass::Unary;
+    case OpKind::ReduceSum:
+    case OpKind::ReduceMean:
+    case OpKind::ReduceMax: return OpClass::Reduction;
+    case OpKind::Transpose: return OpClass::Transpose;
+  }
+  return OpClass::NotDrawn;
+}
+
+// The last enumerator of OpKind: the range walked by programOperators. When
+// the operator table becomes an X-macro list, walk that instead.
+constexpr OpKind kLastOpKind = OpKind::Save;
+
+class Generator {
+ public:
+  Generator(uint64_t seed, const GenOptions& options) : rng_(seed), opt_(options) {}
+
+  ir::Graph run() {
+    static constexpr ir::DType kDTypes[] = {ir::DType::F16, ir::DType::BF16, ir::DType::F32};
+    g_.dtype = kDTypes[rng_.below(3)];
+    static const char* const kMotifs[] = {"mlp", "rmsnorm", "attention", "chain", "plain"};
+    int motif = static_cast<int>(rng_.below(5));
+    g_.name = fmt::format("fuzz_{}", kMotifs[motif]);
+    switch (motif) {
+      case 0: mlp(); break;
+      case 1: rmsNormLinear(); break;
+      case 2: attention(); break;
+      case 3: chain(); break;
+      default: plain(); break;
+    }
+    motifEnd_ = pool_.back();
+    int extra = static_cast<int>(rng_.below(opt_.maxRandomOps + 1));
+    if (motif == 4) extra = std::max(extra, 2);
+    for (int i = 0; i < extra; ++i) randomOp();
+    return finish();
+  }
+
+ private:
+  // ---- building blocks ---------------------------------------------------
+  const Shape& shapeOf(ValueId v) const { return g_.value(v).shape; }
+  int rankOf(ValueId v) const { return static_cast<int>(shapeOf(v).size()); }
+
+  ValueId input(Shape shape) {
+    ValueId v = ir::kNoValue;
+    std::string name = fmt::format("x{}", inputs_++);
+    if (ir::Error e = ir::addInput(g_, name, shape, &v); !e.empty())
+      throw std::logic_error("generator: " + e);
+    note(v, false);
+    return v;
+  }
+
+  ValueId constant(double value) { return ir::addConst(g_, ir::formatNumber(value)); }
+
+  ValueId op(OpKind kind, std::vector<ValueId> ins, int dim = 0, int dim1 = 0, int64_t size = 1) {
+    ir::Op o;
+    o.kind = kind;
+    o.inputs = std::move(ins);
+    o.dim = dim;
+    o.dim1 = dim1;
+    o.size = size;
+    ValueId v = ir::kNoValue;
+    if (ir::Error e = ir::addOp(g_, o, nullptr, &v); !e.empty())
+      throw std::logic_error(fmt::format("generator: {}: {}", ir::opName(kind), e));
+    bool pos = false;
+    auto p = [&](size_t i) { return i < o.inputs.size() && isPositive(o.inputs[i]); };
+    switch (classifyKind(kind)) {
+      case OpClass::Unary: pos = kind == OpKind::Exp || ((kind == OpKind::Sqrt || kind == OpKind::Rsqrt) && p(0)); break;
+      case OpClass::Binary: pos = kind != OpKind::Sub && p(0) && p(1); break;
+      case OpClass::Reduction: pos = p(0); break;
+      case OpClass::Transpose: pos = p(0); break;
+      case OpClass::Matmul:
+      case OpClass::NotDrawn: break;
+    }
+    note(v, pos);
+    return v;
+  }
+
+  void note(ValueId v, bool positive) {
+    if (positive_.size() <= static_cast<size_t>(v)) positive_.resize(static_cast<size_t>(v) + 1, 0);
+    positive_[static_cast<size_t>(v)] = positive;
+    if (rankOf(v) > 0) pool_.push_back(v);
+  }
+  bool isPositive(ValueId v) const {
+    if (g_.producer(v).kind == OpKind::Const) return g_.producer(v).scalar > 0;
+    return static_cast<size_t>(v) < positive_.size() && positive_[static_cast<size_t>(v)];
+  }
+
+  // A value that is positive and not tiny on inputs of moderate size.
+  ValueId positive(ValueId v) {
+    if (isPositive(v)) return v;
+    if (g_.producer(v).kind == OpKind::Const) return constant(2);
+    if (rng_.chance(0.5)) return op(OpKind::Exp, {v});
+    static constexpr double kOffsets[] = {1, 0.5, 0.01};
+    ValueId sq = op(OpKind::Square, {v});
+    ValueId r = op(OpKind::Add, {sq, constant(kOffsets[rng_.below(3)])});
+    positive_[static_cast<size_t>(r)] = 1;
+    return r;
+  }
+
+  int64_t extent(bool allowOne = true) {
+    static constexpr int64_t kCommon[] = {4, 8, 16, 32, 64};
+    static constexpr int64_t kOdd[] = {1, 2, 3, 5, 12, 24, 48};
+    int64_t e = rng_.chance(0.75) ? kCommon[rng_.below(5)] : kOdd[rng_.below(7)];
+    if (!allowOne && e == 1) e = 2;
+    return e;
+  }
+  // Halves the largest extents until the shape holds at most maxElements.
+  Shape fit(Shape s) const {
+    while (ir::numElements(s) > opt_.maxElements) {
+      auto it = std::max_element(s.begin(), s.end());
+      *it = std::max<int64_t>(1, *it / 2);
+    }
+    return s;
+  }
+  // fixed + {want}, with want lowered so the shape holds at most
+  // maxElements: for shapes whose other extents must match a partner.
+  Shape capLast(Shape fixed, int64_t want) const {
+    int64_t rest = std::max<int64_t>(1, ir::numElements(fixed));
+    fixed.push_back(std::max<int64_t>(1, std::min(want, opt_.maxElements / rest)));
+    return fixed;
+  }
+  Shape batchDims() {
+    Shape b;
+    int n = static_cast<int>(rng_.below(3));  // 0, 1 or 2 batch dims: ranks 2 to 4
+    static constexpr int64_t kBatch[] = {1, 2, 3, 4};
+    for (int i = 0; i < n; ++i) b.push_back(kBatch[rng_.below(4)]);
+    return b;
+  }
+  static Shape concat(Shape a, const Shape& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+  }
+
+  ValueId activation(ValueId v) {
+    static constexpr OpKind kActs[] = {OpKind::Silu, OpKind::Gelu, OpKind::Relu};
+    return op(kActs[rng_.below(3)], {v});
+  }
+
+  // rms_norm(x, dim) as the parser expands it, with or without eps.
+  ValueId rmsNorm(ValueId x, int dim) {
+    ValueId m = op(OpKind::ReduceMean, {op(OpKind::Square, {x})}, dim);
+    if (rng_.chance(0.5)) m = op(OpKind::Add, {m, constant(1e-5)});
+    ValueId s = op(OpKind::Sqrt, {m});
+    return op(OpKind::Div, {x, s});
+  }
+
+  // softmax(x, dim) as the parser expands it; rarely without the max guard
+  // (a program that is itself unsafe, as users write them).
+  ValueId softmax(ValueId x, int dim) {
+    ValueId d = x;
+    if (!rng_.chance(0.1)) d = op(OpKind::Sub, {x, op(OpKind::ReduceMax, {x}, dim)});
+    ValueId e = op(OpKind::Exp, {d});
+    return op(OpKind::Div, {e, op(OpKind::ReduceSum, {e}, dim)});
+  }
+
+  // ---- motifs --------------------------------------------------------------
+  void mlp() {
+    Shape batch = rng_.chance(0.3) ? Shape{extent()} : Shape{};
+    int64_t m = extent(), k = extent(false), n = extent(false);
+    ValueId x = input(fit(concat(batch, {m, k})));
+    k = shapeOf(x).back();
+    ValueId h = op(OpKind::Matmul, {x, input(capLast({k}, n))});
+    n = shapeOf(h).back();
+    ValueId a = activation(h);
+    if (rng_.chance(0.5)) a = op(OpKind::Mul, {a, op(OpKind::Matmul, {x, input({k, n})})});
+    if (rng_.chance(0.7)) op(OpKind::Matmul, {a, input(capLast({n}, extent()))});
+  }
+
+  void rmsNormLinear() {
+    Shape batch = batchDims();
+    if (batch.size() > 1) batch.pop_back();
+    ValueId x = input(fit(concat(batch, {extent(), extent(false)})));
+    int64_t k = shapeOf(x).back();
+    ValueId y = rmsNorm(x, rankOf(x) - 1);
+    if (rng_.chance(0.6)) y = op(OpKind::Mul, {y, input({k})});
+    if (rng_.chance(0.8)) op(OpKind::Matmul, {y, input(capLast({k}, extent()))});
+  }
+
+  void attention() {
+    Shape batch = batchDims();
+    if (batch.empty()) batch.push_back(extent() > 8 ? 2 : 1);
+    int64_t m = extent(), n = extent(false), d = extent(false);
+    ValueId q = input(fit(concat(batch, {m, d})));
+    d = shapeOf(q).back();
+    m = shapeOf(q)[shapeOf(q).size() - 2];
+    int r = static_cast<int>(batch.size()) + 2;
+    ValueId kt;
+    if (rng_.chance(0.5)) {
+      Shape kShape = capLast(concat(batch, {d}), n);
+      std::swap(kShape[kShape.size() - 1], kShape[kShape.size() - 2]);
+      kt = op(OpKind::Transpose, {input(kShape)}, r - 2, r - 1);
+    } else {
+      kt = input(capLast(concat(batch, {d}), n));
+    }
+    n = shapeOf(kt).back();
+    ValueId s = op(OpKind::Matmul, {q, kt});
+    if (rng_.chance(0.8)) s = op(OpKind::Mul, {s, constant(rng_.chance(0.5) ? 0.125 : 0.25)});
+    ValueId p = softmax(s, r - 1);
+    op(OpKind::Matmul, {p, input(capLast(concat(batch, {n}), extent()))});
+  }
+
+  void chain() {
+    int len = 2 + static_cast<int>(rng_.below(2));
+    ValueId x = input(fit({extent(), extent(false)}));
+    for (int i = 0; i < len; ++i) {
+      int64_t k = shapeOf(x).back();
+      x = op(OpKind::Matmul, {x, input(capLast({k}, extent(false)))});
+      if (rng_.chance(0.3)) x = activation(x);
+    }
+  }
+
+  void plain() {
+    int rank = 1 + static_cast<int>(rng_.below(ir::kMaxRank));
+    Shape s;
+    for (int i = 0; i < rank; ++i) s.push_back(i + 2 >= rank ? extent() : 1 + rng_.below(3));
+    input(fit(s));
+  }
+
+  // ---- random growth -------------------------------------------------------
+  ValueId pickValue() {
+    // Recent values more often: the program grows as a chain with side
+    // branches rather than as a bag of unrelated operations.
+    size_t n = pool_.size();
+    if (rng_.chance(0.5)) return pool_[n - 1];
+    if (n > 1 && rng_.chance(0.6)) return pool_[n - 1 - static_cast<size_t>(rng_.below(std::min<size_t>(n, 3)))];
+    return pool_[static_cast<size_t>(rng_.below(static_cast<int64_t>(n)))];
+  }
+
+  // A second operand for a binary op on a: same shape, a broadcast of it, a
+  // value of the pool that broadcasts, or a constant.
+  ValueId partner(ValueId a) {
+    const Shape& sa = shapeOf(a);
+    int mode = static_cast<int>(rng_.below(4));
+    // No new input larger than the bound: a big a gets a constant or a
+    // pool value.
+    if (ir::numElements(sa) > opt_.maxElements && mode < 2) mode = 2;
+    if (mode == 0) {
+      for (ValueId v : pool_)
+        if (v != a && shapeOf(v) == sa && rng_.chance(0.5)) return v;
+      return input(sa);
+    }
+    if (mode == 1) {
+      Shape b = sa;
+      size_t drop = rng_.below(static_cast<int64_t>(sa.size()));
+      b.erase(b.begin(), b.begin() + static_cast<std::ptrdiff_t>(drop));
+      for (int64_t& e : b)
+        if (rng_.chance(0.5)) e = 1;
+      return input(b);
+    }
+    if (mode == 2) {
+      for (ValueId v : pool_) {
+        Shape out;
+        if (v != a && shapeOf(v) != sa && ir::broadcastShapes(sa, shapeOf(v), out).empty() &&
+            ir::numElements(out) <= opt_.maxElements && rng_.chance(0.5))
+          return v;
+      }
+    }
+    static constexpr double kConsts[] = {2, 0.5, -1.5, 3, 0.125};
+    return constant(kConsts[rng_.below(5)]);
+  }
+
+  void randomOp() {
+    static const std::vector<OpKind> kinds = programOperators();
+    OpKind kind = kinds[static_cast<size_t>(rng_.below(static_cast<int64_t>(kinds.size())))];
+    ValueId a = pickValue();
+    switch (classifyKind(kind)) {
+      case OpClass::Unary:
+        if (kind == OpKind::Sqrt || kind == OpKind::Rsqrt) a = positive(a);
+        op(kind, {a});
+        return;
+      case OpClass::Binary: {
+        ValueId b = partner(a);
+        if (kind == OpKind::Div) b = positive(b);
+        if (kind != OpKind::Div && g_.producer(b).kind != OpKind::Const && rng_.chance(0.3)) std::swap(a, b);
+        if (kind == OpKind::Div && g_.producer(b).kind == OpKind::Const && rng_.chance(0.3)) std::swap(a, b), b = positive(b);
+        op(kind, {a, b});
+        return;
+      }
+      case OpClass::Reduction: {
+        int rank = rankOf(a);
+        int dim = static_cast<int>(rng_.below(rank));
+        int64_t n = shapeOf(a)[static_cast<size_t>(dim)];
+        int64_t size = 1;
+        if (kind == OpKind::ReduceSum && rng_.chance(0.6)) {
+          std::vector<int64_t> divisors;
+          for (int64_t s = 2; s < n; ++s)
+            if (n % s == 0) divisors.push_back(s);
+          if (!divisors.empty()) size = divisors[static_cast<size_t>(rng_.below(static_cast<int64_t>(divisors.size())))];
+        }
+        op(kind, {a}, dim, 0, size);
+        return;
+      }
+      case OpClass::Matmul: {
+        if (rankOf(a) < 2) {
+          std::vector<ValueId> matrices;
+          for (ValueId v : pool_)
+            if (rankOf(v) >= 2) matrices.push_back(v);
+          a = matrices.empty() ? input({extent(), extent(false)})
+                               : matrices[static_cast<size_t>(rng_.below(static_cast<int64_t>(matrices.size())))];
+        }
+        if (shapeOf(a).back() > opt_.maxInner) return;
+        const Shape& sa = shapeOf(a);
+        int64_t k = sa.back();
+        for (ValueId v : pool_) {
+          const Shape& sb = shapeOf(v);
+          Shape out;
+          if (v != a && sb.size() >= 2 && sb[sb.size() - 2] == k && rng_.chance(0.5) &&
+              ir::numElements(Shape(sa.begin(), sa.end() - 1)) * sb.back() <= opt_.maxElements) {
+            ir::Op probe;
+            probe.kind = OpKind::Matmul;
+            probe.inputs = {a, v};
+            ir::Graph scratch = g_;
+            ValueId r = ir::kNoValue;
+            if (ir::addOp(scratch, probe, nullptr, &r).empty() && ir::numElements(scratch.value(r).shape) <= opt_.maxElements) {
+              op(OpKind::Matmul, {a, v});
+              return;
+            }
+          }
+        }
+        int64_t rows = ir::numElements(Shape(sa.begin(), sa.end() - 1));
+        int64_t n = std::max<int64_t>(1, std::min(extent(), opt_.maxElements / std::max<int64_t>(1, rows)));
+        op(OpKind::Matmul, {a, input({k, n})});
+        return;
+      }
+      case OpClass::Transpose: {
+        int rank = rankOf(a);
+        if (rank < 2) return;
+        int d0 = static_cast<int>(rng_.below(rank));
+        int d1 = static_cast<int>(rng_.below(rank - 1));
+        if (d1 >= d0) ++d1;
+        op(kind, {a}, d0, d1);
+        return;
+      }
+      case OpClass::NotDrawn: return;
+    }
+  }
+
+  ir::Graph finish() {
+    // The newest operation result is the first output; sometimes a second
+    // one that no other op reads.
+    std::vector<ValueId> results;
+    for (ValueId v : pool_)
+      if (g_.producer(v).kind != OpKind::Input) results.push_back(v);
+    if (results.empty()) results.push_back(op(OpKind::Exp, {pool_.back()}));
+    Edit edit;
+    edit.outputs.push_back(results.back());
+    std::vector<char> used(g_.values.size(), 0);
+    for (const ir::Op& o : g_.ops)
+      for (ValueId in : o.inputs) used[static_cast<size_t>(in)] = 1;
+    // The motif's result stays in the program even when the random
+    // operations went elsewhere.
+    if (motifEnd_ != results.back() && g_.producer(motifEnd_).kind != OpKind::Input && !used[static_cast<size_t>(motifEnd_)])
+      edit.outputs.push_back(motifEnd_);
+    else if (results.size() > 2 && rng_.chance(0.3)) {
+      for (size_t i = results.size() - 1; i-- > 0;)
+        if (!used[static_cast<size_t>(results[i])]) {
+          edit.outputs.push_back(results[i]);
+          break;
+        }
+    }
+    for (size_t i = 0; i < edit.outputs.size(); ++i)
+      g_.values[static_cast<size_t>(edit.outputs[i])].name = fmt::format("out{}", i);
+    std::string why;
+    auto g = rebuild(g_, edit, &why);
+    if (!g) throw std::logic_error("generator: " + why);
+    return std::move(*g);
+  }
+
+  Rng rng_;
+  GenOptions opt_;
+  ir::Graph g_;
+  std::vector<ValueId> pool_;
+  std::vector<char> positive_;
+  ValueId motifEnd_ = ir::kNoValue;
+  int inputs_ = 0;
+};
+
+}  // namespace
+
+std::vector<ir::OpKind> programOperators() {
+  std::vector<OpKind> kinds;
+  for (int k = 0; k <= static_cast<int>(kLastOpKind); ++k)
+    if (classifyKind(static_cast<OpKind>(k)) != OpClass::NotDrawn) kinds.push_back(static_cast<OpKind>(k));
+  return kinds;
+}
+
+ir::Graph generateProgram(uint64_t seed, const GenOptions& options) { return Generator(seed, options).run(); }
+
+int countStatements(const ir::Graph& g) {
+  int n = 0;
+  for (const ir::Op& op : g.ops) n += op.kind != OpKind::Input && op.kind != OpKind::Const;
+  return n;
+}
+
+}  // namespace mirage::fuzz
