@@ -122,18 +122,6 @@ void accumulateRescaled(Tensor& acc, const Tensor& x, const Tensor& mPrev, const
   acc = std::move(scaled);
 }
 
-// scan(t, op=max): iteration 0's t, then the element-wise maximum with each
-// later iteration's (NaN propagates, as reduce_max does).
-void scanMax(Tensor& running, const Tensor& t, int64_t iter) {
-  if (iter == 0) {
-    running = t;
-    return;
-  }
-  if (running.shape != t.shape) internalError("scan operand changes shape between iterations");
-  for (size_t i = 0; i < t.data.size(); ++i)
-    if (t.data[i] > running.data[i] || std::isnan(t.data[i])) running.data[i] = t.data[i];
-}
-
 Tensor applyWithOperands(const ir::Op& op, const std::vector<Tensor>& vals) {
   const Tensor* operands[2] = {nullptr, nullptr};
   if (op.inputs.size() > 2) internalError("operator with more than two operands");
@@ -219,7 +207,9 @@ std::vector<Tensor> evaluateKernel(const ir::Op& kernel, const std::vector<const
                 break;
               case OpKind::Scan:
                 if (iter > 0) scanPrev[at(op->results[0])] = vals[at(op->results[0])];
-                scanMax(vals[at(op->results[0])], vals[at(op->inputs[0])], iter);
+                // The running maximum folds like accum(t, op=max); it is
+                // only read in the loop rather than after it.
+                accumulate(vals[at(op->results[0])], vals[at(op->inputs[0])], ir::AccumOp::Max, iter);
                 break;
               case OpKind::Save: internalError("save of a value computed in the for-loop");
               default: vals[at(op->results[0])] = applyInBody(*op, vals, dtype);
