@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -123,13 +124,13 @@ void accumulateRescaled(Tensor& acc, const Tensor& x, const Tensor& mPrev, const
 }
 
 Tensor applyWithOperands(const ir::Op& op, const std::vector<Tensor>& vals) {
-  const Tensor* operands[2] = {nullptr, nullptr};
-  if (op.inputs.size() > 2) internalError("operator with more than two operands");
+  // concat takes any number of operands; every other operator one or two.
+  std::vector<const Tensor*> operands(std::max<size_t>(2, op.inputs.size()), nullptr);
   for (size_t i = 0; i < op.inputs.size(); ++i) {
     operands[i] = &vals[at(op.inputs[i])];
     if (operands[i]->data.empty()) internalError("operand used before it is computed");
   }
-  return detail::applyOp(op, operands);
+  return detail::applyOp(op, operands.data());
 }
 
 // An operator inside a kernel body: values are f32, except that a matmul's

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "mirage/ir/check.h"
+#include "mirage/ir/layout.h"
 
 namespace mirage::interp::detail {
 namespace {
@@ -225,6 +226,21 @@ Tensor transpose(const Tensor& a, int dim0, int dim1) {
   return out;
 }
 
+Tensor layout(const ir::Op& op, const Tensor* const* x) {
+  std::vector<Shape> shapes;
+  std::vector<const float*> data;
+  for (size_t i = 0; i < op.inputs.size(); ++i) {
+    shapes.push_back(x[i]->shape);
+    data.push_back(x[i]->data.data());
+  }
+  ir::Op attrs = op;  // inferLayoutShape normalizes in place
+  Shape outShape;
+  if (std::string e = ir::inferLayoutShape(attrs, shapes, outShape); !e.empty()) internalError(e);
+  Tensor out(outShape);
+  ir::applyLayout(ir::LayoutMap(attrs, shapes, outShape), data, out.data.data());
+  return out;
+}
+
 Tensor applyOp(const ir::Op& op, const Tensor* const* x) {
   if (ir::isElementwiseUnary(op.kind)) return unaryOp(op.kind, *x[0]);
   if (ir::isElementwiseBinary(op.kind)) return binaryOp(op.kind, *x[0], *x[1]);
@@ -232,6 +248,9 @@ Tensor applyOp(const ir::Op& op, const Tensor* const* x) {
   switch (op.kind) {
     case OpKind::Matmul: return matmul(*x[0], *x[1]);
     case OpKind::Transpose: return transpose(*x[0], op.dim, op.dim1);
+    case OpKind::Reshape:
+    case OpKind::Concat:
+    case OpKind::Slice: return layout(op, x);
     default: internalError(std::string("'") + std::string(ir::opName(op.kind)) + "' is not a pre-defined operator");
   }
 }

@@ -51,6 +51,9 @@ std::string_view opName(OpKind k) {
     case OpKind::ReduceMean: return "reduce_mean";
     case OpKind::ReduceMax: return "reduce_max";
     case OpKind::Transpose: return "transpose";
+    case OpKind::Reshape: return "reshape";
+    case OpKind::Concat: return "concat";
+    case OpKind::Slice: return "slice";
     case OpKind::Kernel: return "kernel";
     case OpKind::Tile: return "tile";
     case OpKind::Accum: return "accum";

@@ -53,8 +53,9 @@ constexpr const char* kGridDimNames[3] = {"x", "y", "z"};
 
 std::string locText(SourceLoc l) { return fmt::format("{}:{}", l.line, l.col); }
 
-// What an operator accepts: how many positional operands and which keyword
-// arguments. Shorthands have no OpKind.
+// What an operator accepts: how many positional operands (kAtLeastTwo for
+// concat) and which keyword arguments. Shorthands have no OpKind.
+constexpr int kAtLeastTwo = -2;
 struct OperatorSpec {
   std::string_view name;
   int operands;
@@ -80,6 +81,9 @@ const std::vector<OperatorSpec>& operatorSpecs() {
       {"reduce_mean", 1, {"dim"}, {"dim"}},
       {"reduce_max", 1, {"dim"}, {"dim"}},
       {"transpose", 1, {"dim0", "dim1"}, {"dim0", "dim1"}},
+      {"reshape", 1, {"shape"}, {"shape"}},
+      {"concat", kAtLeastTwo, {"dim"}, {"dim"}},
+      {"slice", 1, {"dim", "start", "end"}, {"dim", "start", "end"}},
       {"rms_norm", 1, {"dim", "eps"}, {}},
       {"softmax", 1, {"dim"}, {}},
       {"tile", 1, {"imap", "fmap"}, {}},
@@ -111,7 +115,7 @@ bool isZeroLiteral(std::string_view text) {
 // and kernel attributes.
 bool isArgumentKeyword(std::string_view w) {
   for (std::string_view k : {"dim", "size", "dim0", "dim1", "eps", "op", "rescale", "dtype", "imap",
-                             "fmap", "omap", "grid", "forloop", "block"})
+                             "fmap", "omap", "grid", "forloop", "block", "shape", "start", "end"})
     if (w == k) return true;
   return false;
 }
@@ -158,6 +162,8 @@ struct KwArg {
   const Token* name = nullptr;
   const Token* value = nullptr;  // first token of the value
   bool isMap = false;
+  bool isList = false;                // `shape=[2, -1, 64]`
+  std::vector<const Token*> list;     // the list's numbers
   bool bad = false;  // an error was reported while reading it
   std::array<int64_t, 3> map{};       // per grid dim, when mapLocs[g] is valid
   std::array<SourceLoc, 3> mapLocs{};  // where each grid dim is mapped
@@ -897,6 +903,23 @@ class Parser {
       expect(TokenKind::RBrace, "',' or '}' in the map");
       return kw;
     }
+    if (at(TokenKind::LBracket)) {
+      kw.isList = true;
+      advance();
+      if (!at(TokenKind::RBracket)) {
+        for (;;) {
+          if (!at(TokenKind::Number)) syntaxError("an extent (an integer, or -1)");
+          kw.list.push_back(&advance());
+          if (at(TokenKind::Comma)) {
+            advance();
+            continue;
+          }
+          break;
+        }
+      }
+      expect(TokenKind::RBracket, "',' or ']' in the list");
+      return kw;
+    }
     if (at(TokenKind::Number) || at(TokenKind::Ident)) {
       advance();
       return kw;
@@ -981,7 +1004,13 @@ class Parser {
           ok = false;
         }
       bool wantsMap = kw.name->text == "imap" || kw.name->text == "omap";
-      if (wantsMap != kw.isMap) {
+      bool wantsList = kw.name->text == "shape";
+      if (wantsList != kw.isList) {
+        error(kw.value->loc, wantsList ? fmt::format("'{}' takes a list of extents such as [2, -1, 64], found {}",
+                                                     kw.name->text, describe(*kw.value))
+                                       : fmt::format("'{}' takes a single value, not a list", kw.name->text));
+        ok = false;
+      } else if (wantsMap != kw.isMap) {
         error(kw.value->loc, wantsMap ? fmt::format("'{}' takes a map such as {{x:0, y:1}}, found {}",
                                                     kw.name->text, describe(*kw.value))
                                       : fmt::format("'{}' takes a single value, not a map",
@@ -1092,7 +1121,12 @@ class Parser {
       error(loc, "'save' is a statement of its own and has no value");
       return kNoValue;
     }
-    if (static_cast<int>(pos.size()) != spec->operands) {
+    if (spec->operands == kAtLeastTwo) {
+      if (pos.size() < 2) {
+        error(loc, fmt::format("'{}' joins two or more tensors, got {}", name, pos.size()));
+        return kNoValue;
+      }
+    } else if (static_cast<int>(pos.size()) != spec->operands) {
       error(loc, fmt::format("'{}' takes {} operand{}, got {}", name, spec->operands,
                              spec->operands == 1 ? "" : "s", pos.size()));
       return kNoValue;
@@ -1153,6 +1187,34 @@ class Parser {
       if (!d0 || !d1) return kNoValue;
       op.dim = *d0;
       op.dim1 = *d1;
+    } else if (*kind == OpKind::Reshape) {
+      const KwArg* s = findKw(kws, "shape");
+      int inferred = 0;
+      for (const Token* t : s->list) {
+        std::optional<int64_t> e = integer(*t, "an extent");
+        if (!e) return kNoValue;
+        if (*e == -1 && ++inferred == 2) {
+          error(t->loc, "reshape's shape has a second -1; at most one extent can be inferred");
+          return kNoValue;
+        }
+        if (*e != -1 && (*e < 1 || *e > ir::kMaxExtent)) {
+          error(t->loc, fmt::format("an extent must be a positive integer below 2^31 (or -1), got {}", *e));
+          return kNoValue;
+        }
+        op.shapeArg.push_back(*e);
+      }
+    } else if (*kind == OpKind::Concat) {
+      std::optional<int> dim = dimArg(findKw(kws, "dim"), 0, rank, "dim");
+      if (!dim) return kNoValue;
+      op.dim = *dim;
+    } else if (*kind == OpKind::Slice) {
+      std::optional<int> dim = dimArg(findKw(kws, "dim"), 0, rank, "dim");
+      std::optional<int64_t> start = integer(*findKw(kws, "start")->value, "'start'");
+      std::optional<int64_t> end = integer(*findKw(kws, "end")->value, "'end'");
+      if (!dim || !start || !end) return kNoValue;
+      op.dim = *dim;
+      op.start = *start;
+      op.end = *end;
     } else if (*kind == OpKind::Accum) {
       if (const KwArg* a = findKw(kws, "op")) {
         if (a->value->text == "max")

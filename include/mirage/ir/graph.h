@@ -59,6 +59,9 @@ enum class OpKind {
   ReduceMax,
   Transpose,  // dim, dim1
   // Program level only.
+  Reshape,  // shapeArg: the requested shape as written (one extent may be -1)
+  Concat,   // dim; two or more inputs
+  Slice,    // dim, start, end
   Kernel,  // custom kernel: inputs are its arguments, results its results
   // Block level only.
   Tile,   // input: a body Input (kernel argument); imap, fmap
@@ -119,6 +122,9 @@ struct Op {
   int dim = 0;       // reductions; transpose dim0
   int dim1 = 0;      // transpose dim1
   int64_t size = 1;  // reduce_sum ... size=s (1 when not given)
+  Shape shapeArg;    // reshape: shape=[...] as written (-1 = inferred)
+  int64_t start = 0;  // slice: first index kept along dim
+  int64_t end = 0;    // slice: one past the last index kept
   std::string scalarText;  // Const: the literal as written ("0.125", "1e-6")
   double scalar = 0;       // Const: its value
   AccumOp accumOp = AccumOp::Sum;
