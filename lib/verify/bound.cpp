@@ -117,7 +117,13 @@ struct Analyzer {
           out = {1, 0};
           break;
         case OpKind::Transpose:
+        case OpKind::Reshape:
+        case OpKind::Slice:
         case OpKind::Tile: out = at(op.inputs[0]); break;
+        case OpKind::Concat:
+          // Each element is one operand's element: the largest degrees bound it.
+          for (ValueId in : op.inputs) out = {std::max(out.n, at(in).n), std::max(out.d, at(in).d)};
+          break;
         case OpKind::Scan:
           // A multiset hash per element and iteration, and a max value.
           stats.applications += times * (count(op.inputs[0]) + count(op.results[0]));

@@ -34,6 +34,12 @@ u64 attributeHash(const ir::Op& op, u64 seed) {
     case OpKind::Transpose:
       h = hashCombine(hashCombine(h, static_cast<u64>(op.dim)), static_cast<u64>(op.dim1));
       break;
+    case OpKind::Reshape: break;  // the result shape (hashed with the value) says it all
+    case OpKind::Concat: h = hashCombine(h, static_cast<u64>(op.dim)); break;
+    case OpKind::Slice:
+      h = hashCombine(hashCombine(hashCombine(h, static_cast<u64>(op.dim)), static_cast<u64>(op.start)),
+                      static_cast<u64>(op.end));
+      break;
     case OpKind::Const: {
       // By the literal as written (and the double it denotes): two constants
       // equal modulo some fixed prime must never share a cache entry, so no
