@@ -124,10 +124,16 @@ int Graph::appendOp(Op op, const std::vector<Shape>& resultShapes,
 
 DType storageDType(const Graph& g, ValueId v) { return g.value(v).keepF32 ? DType::F32 : g.dtype; }
 
+// A reshape of a tensor stored in the program's dtype is a view of the same
+// buffer (codegen aliases it): no launch.
+static bool isViewOfDense(const Graph& g, const Op& op) {
+  return op.kind == OpKind::Reshape && !g.value(op.inputs[0]).keepF32;
+}
+
 int countKernels(const Graph& g) {
   int n = 0;
   for (const Op& op : g.ops)
-    if (op.kind != OpKind::Input && op.kind != OpKind::Const) ++n;
+    if (op.kind != OpKind::Input && op.kind != OpKind::Const && !isViewOfDense(g, op)) ++n;
   return n;
 }
 

@@ -14,8 +14,10 @@
 
 namespace mirage::codegen {
 
-// Rewrites `program` into `out`, where every op other than Input and Const is
-// a Kernel. Custom kernels are kept as they are. Returns an empty string on
+// Rewrites `program` into `out`, where every op other than Input, Const and
+// the layout operators is a Kernel (reshape, concat and slice stay: cuda.cpp
+// makes a reshape a view of its operand's buffer and the others copy
+// kernels). Custom kernels are kept as they are. Returns an empty string on
 // success, else why an operator could not be lowered.
 std::string lowerToKernels(const ir::Graph& program, ir::Graph& out);
 

@@ -164,7 +164,8 @@ DType storageDType(const Graph& g, ValueId v);
 inline bool isRescaledAccum(const Op& op) { return op.kind == OpKind::Accum && op.inputs.size() == 2; }
 
 // Number of program-level kernel launches: custom kernels and pre-defined
-// operators each count one; inputs and constants count none.
+// operators each count one (slice and concat are copy kernels); inputs,
+// constants and a reshape (a view of its operand's buffer) count none.
 int countKernels(const Graph& g);
 
 }  // namespace mirage::ir
