@@ -14,13 +14,22 @@ bool isViewOp(const ir::Graph& g, const ir::Op& op) {
   return op.kind == ir::OpKind::Reshape && ir::storageDType(g, op.inputs[0]) == g.dtype;
 }
 
+CopyLaunch copyKernelLaunch(const ir::Graph& g, const ir::Op& op) {
+  CopyLaunch l;
+  int64_t n = ir::numElements(g.value(op.results[0]).shape);
+  // Enough blocks to cover the result once, at most 1024 (grid-stride beyond).
+  l.blocks = std::clamp<int64_t>((n + l.threads - 1) / l.threads, 1, 1024);
+  return l;
+}
+
 CopyKernelCode emitCopyKernel(const ir::Graph& g, const ir::Op& op, const std::string& fname,
                               const std::vector<ir::DType>& inTypes, ir::DType outType) {
   CopyKernelCode kc;
   const ir::Shape& out = g.value(op.results[0]).shape;
   int64_t n = ir::numElements(out);
-  // Enough blocks to cover the result once, at most 1024 (grid-stride beyond).
-  kc.grid = std::clamp<int64_t>((n + kc.threads - 1) / kc.threads, 1, 1024);
+  CopyLaunch launch = copyKernelLaunch(g, op);
+  kc.grid = launch.blocks;
+  kc.threads = launch.threads;
   std::vector<std::string> params;
   for (size_t k = 0; k < op.inputs.size(); ++k)
     params.push_back(fmt::format("const {}* __restrict__ a{}", elementTypeName(inTypes[k]), k));

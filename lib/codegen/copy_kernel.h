@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "mirage/codegen/lower.h"
 #include "mirage/ir/graph.h"
 
 namespace mirage::codegen {
@@ -22,9 +23,5 @@ struct CopyKernelCode {
 // `outType`.
 CopyKernelCode emitCopyKernel(const ir::Graph& g, const ir::Op& op, const std::string& fname,
                               const std::vector<ir::DType>& inTypes, ir::DType outType);
-
-// True when `op` (a layout op of g) is a view of its operand: a reshape whose
-// operand is stored in the program's dtype.
-bool isViewOp(const ir::Graph& g, const ir::Op& op);
 
 }  // namespace mirage::codegen

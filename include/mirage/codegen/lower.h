@@ -38,4 +38,15 @@ struct OperatorLaunch {
 // success, else why the operator could not be lowered.
 std::string lowerOperatorLaunch(const ir::Graph& program, const ir::Op& op, OperatorLaunch& launch);
 
+// Layout operators (ir/layout.h) are not lowered to μGraph kernels: a
+// reshape of a tensor stored in the program's dtype is a view of its
+// operand's buffer (no launch); slice, concat and any other reshape are copy
+// kernels of this launch shape (one thread per result element, grid-stride).
+bool isViewOp(const ir::Graph& g, const ir::Op& op);
+struct CopyLaunch {
+  int64_t blocks = 1;
+  int threads = 128;
+};
+CopyLaunch copyKernelLaunch(const ir::Graph& g, const ir::Op& op);
+
 }  // namespace mirage::codegen
