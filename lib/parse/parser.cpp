@@ -54,7 +54,8 @@ constexpr const char* kGridDimNames[3] = {"x", "y", "z"};
 std::string locText(SourceLoc l) { return fmt::format("{}:{}", l.line, l.col); }
 
 // What an operator accepts: how many positional operands and which keyword
-// arguments. Shorthands have no OpKind.
+// arguments. The operand count is the operator table's arity (ir/ops.def);
+// the keywords are syntax, one entry per kind below.
 struct OperatorSpec {
   std::string_view name;
   int operands;
@@ -62,31 +63,40 @@ struct OperatorSpec {
   std::vector<std::string_view> required;
 };
 
+// The keyword arguments of each kind that a program calls by name.
+void keywordsOf(OpKind k, OperatorSpec& s) {
+  switch (k) {
+    case OpKind::ReduceSum: s.keywords = {"dim", "size"}, s.required = {"dim"}; return;
+    case OpKind::ReduceMean:
+    case OpKind::ReduceMax: s.keywords = {"dim"}, s.required = {"dim"}; return;
+    case OpKind::Transpose: s.keywords = s.required = {"dim0", "dim1"}; return;
+    case OpKind::Tile: s.keywords = {"imap", "fmap"}; return;
+    case OpKind::Accum: s.keywords = {"op", "rescale"}; return;  // rescale=m is its second operand
+    case OpKind::Scan: s.keywords = s.required = {"op"}; return;
+    case OpKind::Save: s.keywords = {"omap", "dtype"}; return;
+    MIRAGE_CASES_SHORTHAND return;
+    MIRAGE_CASES_CONTRACTION
+    MIRAGE_CASES_BINARY
+    MIRAGE_CASES_UNARY return;
+    MIRAGE_CASES_LEAF
+    MIRAGE_CASES_PROGRAM return;  // not called by name
+  }
+}
+
 const std::vector<OperatorSpec>& operatorSpecs() {
-  static const std::vector<OperatorSpec> specs = {
-      {"matmul", 2, {}, {}},
-      {"add", 2, {}, {}},
-      {"sub", 2, {}, {}},
-      {"mul", 2, {}, {}},
-      {"div", 2, {}, {}},
-      {"exp", 1, {}, {}},
-      {"square", 1, {}, {}},
-      {"sqrt", 1, {}, {}},
-      {"rsqrt", 1, {}, {}},
-      {"silu", 1, {}, {}},
-      {"gelu", 1, {}, {}},
-      {"relu", 1, {}, {}},
-      {"reduce_sum", 1, {"dim", "size"}, {"dim"}},
-      {"reduce_mean", 1, {"dim"}, {"dim"}},
-      {"reduce_max", 1, {"dim"}, {"dim"}},
-      {"transpose", 1, {"dim0", "dim1"}, {"dim0", "dim1"}},
-      {"rms_norm", 1, {"dim", "eps"}, {}},
-      {"softmax", 1, {"dim"}, {}},
-      {"tile", 1, {"imap", "fmap"}, {}},
-      {"accum", 1, {"op", "rescale"}, {}},
-      {"scan", 1, {"op"}, {"op"}},
-      {"save", 2, {"omap", "dtype"}, {}},
-  };
+  static const std::vector<OperatorSpec> specs = [] {
+    std::vector<OperatorSpec> v;
+    for (OpKind k : ir::allOpKinds()) {
+      if (!ir::opKindFromName(ir::opName(k))) continue;  // input, const, kernel
+      OperatorSpec s{ir::opName(k), ir::opInfo(k).minArity, {}, {}};
+      if (k == OpKind::Save) s.operands = 2;  // save(t, R): the result is named, not an operand
+      keywordsOf(k, s);
+      v.push_back(std::move(s));
+    }
+    v.push_back({"rms_norm", 1, {"dim", "eps"}, {}});
+    v.push_back({"softmax", 1, {"dim"}, {}});
+    return v;
+  }();
   return specs;
 }
 
@@ -1106,7 +1116,7 @@ class Parser {
     if (name == "save") return save(opTok, pos, kws);
 
     std::optional<OpKind> kind = ir::opKindFromName(name);
-    bool binary = kind && ir::isElementwiseBinary(*kind);
+    bool binary = kind && ir::hasProp(*kind, ir::kScalarOperand);
     std::vector<ValueId> ins;
     bool ok = true;
     for (const PosArg& a : pos) {

@@ -219,8 +219,17 @@ struct Builder {
             return resolve({op.body.get(), b.inputs[0]});
         return std::nullopt;
       }
-      default: return std::nullopt;
+      MIRAGE_CASES_LEAF
+      MIRAGE_CASES_CONTRACTION
+      MIRAGE_CASES_BINARY
+      MIRAGE_CASES_UNARY
+      MIRAGE_CASES_REDUCTION
+      case OpKind::Accum:
+      case OpKind::Scan:
+      case OpKind::Save:
+      MIRAGE_CASES_SHORTHAND return std::nullopt;
     }
+    return std::nullopt;
   }
 
   int site(const Site& s) {
@@ -270,8 +279,24 @@ struct Builder {
           if (op.accumOp == ir::AccumOp::Sum && an.parent.at(s.graph).kernel->config.forloop == 1)
             return {{in(0), Cond::NonZero}};
           return {};
-        default: return {};
+        // No decomposition known (an obligation on these must be matched
+        // by a fact or the sign analysis).
+        case OpKind::Input:
+        case OpKind::Const:
+        case OpKind::Matmul:
+        case OpKind::Add:
+        case OpKind::Sub:
+        case OpKind::Exp:
+        case OpKind::Rsqrt:
+        MIRAGE_CASES_REDUCTION
+        MIRAGE_CASES_LAYOUT
+        MIRAGE_CASES_PROGRAM
+        case OpKind::Tile:
+        case OpKind::Scan:
+        case OpKind::Save:
+        MIRAGE_CASES_SHORTHAND return {};
       }
+      return {};
     }
     switch (op.kind) {  // NonNeg
       case OpKind::Add:
@@ -283,8 +308,17 @@ struct Builder {
       case OpKind::ReduceMax:
       case OpKind::Scan:
       case OpKind::Accum: return {{in(0), Cond::NonNeg}};  // a rescale multiplies by positives
-      default: return {};
+      case OpKind::Input:
+      case OpKind::Const:
+      case OpKind::Sub:
+      MIRAGE_CASES_UNARY  // non-negative results show by sign (exp, square, sqrt, ...)
+      MIRAGE_CASES_LAYOUT
+      MIRAGE_CASES_PROGRAM
+      case OpKind::Tile:
+      case OpKind::Save:
+      MIRAGE_CASES_SHORTHAND return {};
     }
+    return {};
   }
 
   int node(const Site& s, Cond cond, int depth) {
@@ -341,7 +375,19 @@ struct Builder {
       case OpKind::Silu:
       case OpKind::Gelu: fact(in(0), Cond::NonZero, depth + 1); break;
       case OpKind::Relu: fact(in(0), Cond::Positive, depth + 1); break;
-      default: break;
+      // Nothing implied about the operands.
+      case OpKind::Input:
+      case OpKind::Const:
+      case OpKind::Matmul:
+      case OpKind::Add:
+      case OpKind::Sub:
+      case OpKind::Exp:
+      case OpKind::Rsqrt:
+      MIRAGE_CASES_REDUCTION
+      MIRAGE_CASES_LAYOUT
+      MIRAGE_CASES_PROGRAM
+      MIRAGE_CASES_BODY
+      MIRAGE_CASES_SHORTHAND break;
     }
   }
 
@@ -369,31 +415,13 @@ bool inSet(const std::vector<u64>& sorted, u64 x) { return std::binary_search(so
 
 }  // namespace
 
+// From the operator table's definedness column (ir/ops.def).
 std::optional<DomainRule> domainRule(ir::OpKind kind) {
-  switch (kind) {
-    case OpKind::Div: return DomainRule{1, Cond::NonZero};
-    case OpKind::Sqrt: return DomainRule{0, Cond::NonNeg};
-    case OpKind::Rsqrt: return DomainRule{0, Cond::Positive};
-    case OpKind::Input:
-    case OpKind::Const:
-    case OpKind::Matmul:
-    case OpKind::Add:
-    case OpKind::Sub:
-    case OpKind::Mul:
-    case OpKind::Exp:
-    case OpKind::Square:
-    case OpKind::Silu:
-    case OpKind::Gelu:
-    case OpKind::Relu:
-    case OpKind::ReduceSum:
-    case OpKind::ReduceMean:
-    case OpKind::ReduceMax:
-    case OpKind::Transpose:
-    case OpKind::Kernel:
-    case OpKind::Tile:
-    case OpKind::Accum:
-    case OpKind::Scan:
-    case OpKind::Save: return std::nullopt;
+  switch (ir::opInfo(kind).definedness) {
+    case ir::Definedness::Always: return std::nullopt;
+    case ir::Definedness::DivisorNonZero: return DomainRule{1, Cond::NonZero};
+    case ir::Definedness::ArgumentNonNegative: return DomainRule{0, Cond::NonNeg};
+    case ir::Definedness::ArgumentPositive: return DomainRule{0, Cond::Positive};
   }
   return std::nullopt;
 }

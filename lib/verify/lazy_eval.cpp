@@ -276,7 +276,10 @@ struct LazyEvaluator::Impl {
         if (!out.hasQ) out.q = 0;
         return true;
       }
-      default: throw std::logic_error("LazyEvaluator: unexpected operator");
+      MIRAGE_CASES_LEAF
+      MIRAGE_CASES_PROGRAM
+      MIRAGE_CASES_BODY
+      MIRAGE_CASES_SHORTHAND throw std::logic_error("LazyEvaluator: unexpected operator");
     }
   }
 
@@ -327,7 +330,9 @@ struct LazyEvaluator::Impl {
       }
       case OpKind::Const: out = fromConstant(constants[static_cast<size_t>(v)], true); break;
       case OpKind::Kernel: ok = kernelResult(op, v, idx, out); break;
-      default:
+      MIRAGE_CASES_BODY
+      MIRAGE_CASES_SHORTHAND throw std::logic_error("LazyEvaluator: unexpected operator at program level");
+      MIRAGE_CASES_PREDEFINED
         ok = opElement(g, op, v, idx, needQ,
                        [&](ValueId in, const Index& i, Elem& e) { return element(in, i, e); }, out);
     }
@@ -478,7 +483,11 @@ struct LazyEvaluator::Impl {
         }
         break;
       }
-      default:
+      case OpKind::Input:  // read through tile
+      case OpKind::Save:
+      MIRAGE_CASES_PROGRAM
+      MIRAGE_CASES_SHORTHAND throw std::logic_error("LazyEvaluator: unexpected operator in a kernel body");
+      MIRAGE_CASES_PREDEFINED
         ok = opElement(body, op, v, idx, needQ,
                        [&](ValueId in, const Index& i, Elem& e) {
                          return bodyElement(kop, kIndex, block, in, iteration, i, e);
