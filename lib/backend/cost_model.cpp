@@ -37,8 +37,15 @@ double flopsPerElement(OpKind k) {
     case OpKind::ReduceMax: return 1;  // per input element
     case OpKind::Accum: return 1;  // the add (a rescale adds more: opWork)
     case OpKind::Scan: return 1;   // the running max: one compare per element
-    default: return 0;
+    case OpKind::Matmul: return 0;  // tensor-core work, counted by opWork
+    case OpKind::Transpose:         // moves only
+    MIRAGE_CASES_PROGRAM_LAYOUT     // moves only (views or copy kernels)
+    MIRAGE_CASES_LEAF
+    case OpKind::Kernel:
+    case OpKind::Tile:
+    case OpKind::Save: return 0;
   }
+  return 0;
 }
 
 // Work of one block-level or program-level compute operator on the given

@@ -10,8 +10,6 @@
 
 namespace mirage::ir {
 
-bool isLayoutOp(OpKind k) { return k == OpKind::Reshape || k == OpKind::Concat || k == OpKind::Slice; }
-
 namespace {
 
 std::string inferReshape(const Op& op, const Shape& in, Shape& out) {

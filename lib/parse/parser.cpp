@@ -53,9 +53,10 @@ constexpr const char* kGridDimNames[3] = {"x", "y", "z"};
 
 std::string locText(SourceLoc l) { return fmt::format("{}:{}", l.line, l.col); }
 
-// What an operator accepts: how many positional operands (kAtLeastTwo for
-// concat) and which keyword arguments. Shorthands have no OpKind.
-constexpr int kAtLeastTwo = -2;
+// What an operator accepts: how many positional operands and which keyword
+// arguments. The operand count is the operator table's arity (ir/ops.def),
+// negated for an unbounded one (concat: -2, two or more); the keywords are
+// syntax, one entry per kind below.
 struct OperatorSpec {
   std::string_view name;
   int operands;
@@ -63,34 +64,45 @@ struct OperatorSpec {
   std::vector<std::string_view> required;
 };
 
+// The keyword arguments of each kind that a program calls by name.
+void keywordsOf(OpKind k, OperatorSpec& s) {
+  switch (k) {
+    case OpKind::ReduceSum: s.keywords = {"dim", "size"}, s.required = {"dim"}; return;
+    case OpKind::ReduceMean:
+    case OpKind::ReduceMax: s.keywords = {"dim"}, s.required = {"dim"}; return;
+    case OpKind::Transpose: s.keywords = s.required = {"dim0", "dim1"}; return;
+    case OpKind::Tile: s.keywords = {"imap", "fmap"}; return;
+    case OpKind::Accum: s.keywords = {"op", "rescale"}; return;  // rescale=m is its second operand
+    case OpKind::Scan: s.keywords = s.required = {"op"}; return;
+    case OpKind::Save: s.keywords = {"omap", "dtype"}; return;
+    case OpKind::Reshape: s.keywords = s.required = {"shape"}; return;
+    case OpKind::Concat: s.keywords = s.required = {"dim"}; return;
+    case OpKind::Slice: s.keywords = s.required = {"dim", "start", "end"}; return;
+    MIRAGE_CASES_SHORTHAND return;
+    MIRAGE_CASES_CONTRACTION
+    MIRAGE_CASES_BINARY
+    MIRAGE_CASES_UNARY return;
+    MIRAGE_CASES_LEAF
+    MIRAGE_CASES_PROGRAM return;  // not called by name
+  }
+}
+
 const std::vector<OperatorSpec>& operatorSpecs() {
-  static const std::vector<OperatorSpec> specs = {
-      {"matmul", 2, {}, {}},
-      {"add", 2, {}, {}},
-      {"sub", 2, {}, {}},
-      {"mul", 2, {}, {}},
-      {"div", 2, {}, {}},
-      {"exp", 1, {}, {}},
-      {"square", 1, {}, {}},
-      {"sqrt", 1, {}, {}},
-      {"rsqrt", 1, {}, {}},
-      {"silu", 1, {}, {}},
-      {"gelu", 1, {}, {}},
-      {"relu", 1, {}, {}},
-      {"reduce_sum", 1, {"dim", "size"}, {"dim"}},
-      {"reduce_mean", 1, {"dim"}, {"dim"}},
-      {"reduce_max", 1, {"dim"}, {"dim"}},
-      {"transpose", 1, {"dim0", "dim1"}, {"dim0", "dim1"}},
-      {"reshape", 1, {"shape"}, {"shape"}},
-      {"concat", kAtLeastTwo, {"dim"}, {"dim"}},
-      {"slice", 1, {"dim", "start", "end"}, {"dim", "start", "end"}},
-      {"rms_norm", 1, {"dim", "eps"}, {}},
-      {"softmax", 1, {"dim"}, {}},
-      {"tile", 1, {"imap", "fmap"}, {}},
-      {"accum", 1, {"op", "rescale"}, {}},
-      {"scan", 1, {"op"}, {"op"}},
-      {"save", 2, {"omap", "dtype"}, {}},
-  };
+  static const std::vector<OperatorSpec> specs = [] {
+    std::vector<OperatorSpec> v;
+    for (OpKind k : ir::allOpKinds()) {
+      if (!ir::opKindFromName(ir::opName(k))) continue;  // input, const, kernel
+      // An unbounded arity (concat) is spelled as its minimum, negated.
+      int maxArity = ir::opInfo(k).maxArity;
+      OperatorSpec s{ir::opName(k), maxArity < 0 ? -ir::opInfo(k).minArity : ir::opInfo(k).minArity, {}, {}};
+      if (k == OpKind::Save) s.operands = 2;  // save(t, R): the result is named, not an operand
+      keywordsOf(k, s);
+      v.push_back(std::move(s));
+    }
+    v.push_back({"rms_norm", 1, {"dim", "eps"}, {}});
+    v.push_back({"softmax", 1, {"dim"}, {}});
+    return v;
+  }();
   return specs;
 }
 
@@ -1121,9 +1133,9 @@ class Parser {
       error(loc, "'save' is a statement of its own and has no value");
       return kNoValue;
     }
-    if (spec->operands == kAtLeastTwo) {
-      if (pos.size() < 2) {
-        error(loc, fmt::format("'{}' joins two or more tensors, got {}", name, pos.size()));
+    if (spec->operands < 0) {  // at least -operands (concat)
+      if (static_cast<int>(pos.size()) < -spec->operands) {
+        error(loc, fmt::format("'{}' joins {} or more tensors, got {}", name, -spec->operands == 2 ? "two" : std::to_string(-spec->operands), pos.size()));
         return kNoValue;
       }
     } else if (static_cast<int>(pos.size()) != spec->operands) {
@@ -1140,7 +1152,7 @@ class Parser {
     if (name == "save") return save(opTok, pos, kws);
 
     std::optional<OpKind> kind = ir::opKindFromName(name);
-    bool binary = kind && ir::isElementwiseBinary(*kind);
+    bool binary = kind && ir::hasProp(*kind, ir::kScalarOperand);
     std::vector<ValueId> ins;
     bool ok = true;
     for (const PosArg& a : pos) {

@@ -311,12 +311,7 @@ class BodySearch {
     if (isUnaryKind(op.kind)) {
       v.shape = a.shape;
       v.labels = a.labels;
-      switch (op.kind) {
-        case ir::OpKind::Exp: v.expr = ex.exp(a.expr); break;
-        case ir::OpKind::Square: v.expr = ex.mul(a.expr, a.expr); break;
-        case ir::OpKind::Rsqrt: v.expr = ex.div(ex.constant(Rational(1)), ex.func(ir::OpKind::Sqrt, a.expr)); break;
-        default: v.expr = ex.func(op.kind, a.expr); break;
-      }
+      v.expr = ex.unary(op.kind, a.expr);
       return true;
     }
     if (op.kind == ir::OpKind::ReduceSum || op.kind == ir::OpKind::ReduceMax) {
@@ -373,13 +368,8 @@ class BodySearch {
       return true;
     }
     if (!broadcast(a, b, v)) return false;
-    switch (op.kind) {
-      case ir::OpKind::Add: v.expr = ex.add(a.expr, b.expr); break;
-      case ir::OpKind::Sub: v.expr = ex.sub(a.expr, b.expr); break;
-      case ir::OpKind::Mul: v.expr = ex.mul(a.expr, b.expr); break;
-      case ir::OpKind::Div: v.expr = ex.div(a.expr, b.expr); break;
-      default: return false;
-    }
+    if (!ir::isElementwiseBinary(op.kind)) return false;
+    v.expr = ex.binary(op.kind, a.expr, b.expr);
     if (raw) return true;
     // An operator that only rescales an operand (add(x, x), x/x·x) adds nothing.
     if (ex.equalUpToScale(v.expr, a.expr) || ex.equalUpToScale(v.expr, b.expr) || ex.isConstant(v.expr))
@@ -825,7 +815,7 @@ class BodySearch {
       int last = n - 1;
       int lastKind = ops_.empty() ? -1 : static_cast<int>(ops_.back().kind);
       for (ir::OpKind k : ctx_.kinds) {
-        bool commutative = k == ir::OpKind::Add || k == ir::OpKind::Mul;
+        bool commutative = ir::isCommutative(k);
         bool binary = ir::isElementwiseBinary(k) || k == ir::OpKind::Matmul;
         if (!binary) continue;
         bool onlyWithLast = !ctx_.bruteForce && static_cast<int>(k) < lastKind;

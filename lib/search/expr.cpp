@@ -2,6 +2,7 @@
 // (docs/search.md lists the axioms this normal form decides).
 #include "mirage/search/expr.h"
 
+#include <stdexcept>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -290,6 +291,47 @@ ExprId ExprTable::func(ir::OpKind kind, ExprId a) {
   m.factors.push_back({internAtom(Atom{AtomKind::Func, static_cast<int32_t>(kind), 0, a}), Rational(1)});
   return fromMonomial(std::move(m));
   });
+}
+
+ExprId ExprTable::unary(ir::OpKind kind, ExprId a) {
+  switch (kind) {
+    case ir::OpKind::Exp: return exp(a);
+    case ir::OpKind::Square: return mul(a, a);
+    case ir::OpKind::Rsqrt: return div(constant(Rational(1)), func(ir::OpKind::Sqrt, a));
+    case ir::OpKind::Sqrt:
+    case ir::OpKind::Silu:
+    case ir::OpKind::Gelu:
+    case ir::OpKind::Relu: return func(kind, a);
+    MIRAGE_CASES_LEAF
+    MIRAGE_CASES_CONTRACTION
+    MIRAGE_CASES_BINARY
+    MIRAGE_CASES_REDUCTION
+    MIRAGE_CASES_LAYOUT
+    MIRAGE_CASES_PROGRAM_LAYOUT
+    MIRAGE_CASES_PROGRAM
+    MIRAGE_CASES_BODY
+    MIRAGE_CASES_SHORTHAND break;
+  }
+  throw std::logic_error(fmt::format("ExprTable::unary: '{}' is not an element-wise unary operator", ir::opName(kind)));
+}
+
+ExprId ExprTable::binary(ir::OpKind kind, ExprId a, ExprId b) {
+  switch (kind) {
+    case ir::OpKind::Add: return add(a, b);
+    case ir::OpKind::Sub: return sub(a, b);
+    case ir::OpKind::Mul: return mul(a, b);
+    case ir::OpKind::Div: return div(a, b);
+    MIRAGE_CASES_LEAF
+    MIRAGE_CASES_CONTRACTION
+    MIRAGE_CASES_UNARY
+    MIRAGE_CASES_REDUCTION
+    MIRAGE_CASES_LAYOUT
+    MIRAGE_CASES_PROGRAM_LAYOUT
+    MIRAGE_CASES_PROGRAM
+    MIRAGE_CASES_BODY
+    MIRAGE_CASES_SHORTHAND break;
+  }
+  throw std::logic_error(fmt::format("ExprTable::binary: '{}' is not an element-wise binary operator", ir::opName(kind)));
 }
 
 ExprId ExprTable::max(ExprId a, int64_t extent) {

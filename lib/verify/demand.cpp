@@ -51,7 +51,16 @@ std::vector<char> residueDemand(const ir::Graph& g, const std::vector<char>& res
           if (body[static_cast<size_t>(op.body->inputs[k])]) mark(op.inputs[k]);
         break;
       }
-      default: break;  // random functions and maxima draw their own residues
+      // Random functions and maxima draw their own residues; leaves have
+      // no operands; shorthands never reach the verifier.
+      case OpKind::Sqrt:
+      case OpKind::Rsqrt:
+      case OpKind::Silu:
+      case OpKind::Gelu:
+      case OpKind::Relu:
+      case OpKind::ReduceMax:
+      MIRAGE_CASES_LEAF
+      MIRAGE_CASES_SHORTHAND break;
     }
   }
   return need;

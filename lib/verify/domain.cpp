@@ -230,8 +230,19 @@ struct Builder {
             return resolve({op.body.get(), b.inputs[0]});
         return std::nullopt;
       }
-      default: return std::nullopt;
+      MIRAGE_CASES_LEAF
+      MIRAGE_CASES_CONTRACTION
+      MIRAGE_CASES_BINARY
+      MIRAGE_CASES_UNARY
+      MIRAGE_CASES_REDUCTION
+      case OpKind::Accum:
+      case OpKind::Scan:
+      case OpKind::Save:
+      case OpKind::Concat:  // decompose and fact look at every operand
+      case OpKind::Slice:   // only some of its operand's elements
+      MIRAGE_CASES_SHORTHAND return std::nullopt;
     }
+    return std::nullopt;
   }
 
   int site(const Site& s) {
@@ -289,8 +300,25 @@ struct Builder {
           if (op.accumOp == ir::AccumOp::Sum && an.parent.at(s.graph).kernel->config.forloop == 1)
             return {{in(0), Cond::NonZero}};
           return {};
-        default: return {};
+        // No decomposition known (an obligation on these must be matched
+        // by a fact or the sign analysis).
+        case OpKind::Input:
+        case OpKind::Const:
+        case OpKind::Matmul:
+        case OpKind::Add:
+        case OpKind::Sub:
+        case OpKind::Exp:
+        case OpKind::Rsqrt:
+        MIRAGE_CASES_REDUCTION
+        MIRAGE_CASES_LAYOUT
+        MIRAGE_CASES_PROGRAM_LAYOUT  // above: reshape passes through, slice and concat decompose
+        MIRAGE_CASES_PROGRAM
+        case OpKind::Tile:
+        case OpKind::Scan:
+        case OpKind::Save:
+        MIRAGE_CASES_SHORTHAND return {};
       }
+      return {};
     }
     switch (op.kind) {  // NonNeg
       case OpKind::Add:
@@ -302,8 +330,18 @@ struct Builder {
       case OpKind::ReduceMax:
       case OpKind::Scan:
       case OpKind::Accum: return {{in(0), Cond::NonNeg}};  // a rescale multiplies by positives
-      default: return {};
+      case OpKind::Input:
+      case OpKind::Const:
+      case OpKind::Sub:
+      MIRAGE_CASES_UNARY  // non-negative results show by sign (exp, square, sqrt, ...)
+      MIRAGE_CASES_LAYOUT
+      MIRAGE_CASES_PROGRAM_LAYOUT  // above
+      MIRAGE_CASES_PROGRAM
+      case OpKind::Tile:
+      case OpKind::Save:
+      MIRAGE_CASES_SHORTHAND return {};
     }
+    return {};
   }
 
   int node(const Site& s, Cond cond, int depth) {
@@ -365,7 +403,21 @@ struct Builder {
       case OpKind::Concat:
         for (size_t i = 0; i < op.inputs.size(); ++i) fact(in(i), Cond::NonZero, depth + 1);
         break;
-      default: break;
+      // Nothing implied about the operands (a reshape passed through above).
+      case OpKind::Reshape:
+      case OpKind::Slice:
+      case OpKind::Input:
+      case OpKind::Const:
+      case OpKind::Matmul:
+      case OpKind::Add:
+      case OpKind::Sub:
+      case OpKind::Exp:
+      case OpKind::Rsqrt:
+      MIRAGE_CASES_REDUCTION
+      MIRAGE_CASES_LAYOUT
+      MIRAGE_CASES_PROGRAM
+      MIRAGE_CASES_BODY
+      MIRAGE_CASES_SHORTHAND break;
     }
   }
 
@@ -393,34 +445,13 @@ bool inSet(const std::vector<u64>& sorted, u64 x) { return std::binary_search(so
 
 }  // namespace
 
+// From the operator table's definedness column (ir/ops.def).
 std::optional<DomainRule> domainRule(ir::OpKind kind) {
-  switch (kind) {
-    case OpKind::Div: return DomainRule{1, Cond::NonZero};
-    case OpKind::Sqrt: return DomainRule{0, Cond::NonNeg};
-    case OpKind::Rsqrt: return DomainRule{0, Cond::Positive};
-    case OpKind::Input:
-    case OpKind::Const:
-    case OpKind::Matmul:
-    case OpKind::Add:
-    case OpKind::Sub:
-    case OpKind::Mul:
-    case OpKind::Exp:
-    case OpKind::Square:
-    case OpKind::Silu:
-    case OpKind::Gelu:
-    case OpKind::Relu:
-    case OpKind::ReduceSum:
-    case OpKind::ReduceMean:
-    case OpKind::ReduceMax:
-    case OpKind::Transpose:
-    case OpKind::Reshape:
-    case OpKind::Concat:
-    case OpKind::Slice:
-    case OpKind::Kernel:
-    case OpKind::Tile:
-    case OpKind::Accum:
-    case OpKind::Scan:
-    case OpKind::Save: return std::nullopt;
+  switch (ir::opInfo(kind).definedness) {
+    case ir::Definedness::Always: return std::nullopt;
+    case ir::Definedness::DivisorNonZero: return DomainRule{1, Cond::NonZero};
+    case ir::Definedness::ArgumentNonNegative: return DomainRule{0, Cond::NonNeg};
+    case ir::Definedness::ArgumentPositive: return DomainRule{0, Cond::Positive};
   }
   return std::nullopt;
 }

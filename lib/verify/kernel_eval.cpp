@@ -64,7 +64,11 @@ std::vector<Lanes> bodyLanes(const ir::Graph& body, const std::vector<FTensorPtr
                 ? Lanes{true, true}
                 : Lanes{at(op.inputs[0]).q, forloop == 1 && at(op.inputs[0]).mx};
         break;
-      default: throw std::logic_error("bodyLanes: unexpected operator in a kernel body");
+      case OpKind::Input:  // skipped above
+      case OpKind::Save:   // has no result (skipped above)
+      MIRAGE_CASES_PROGRAM_LAYOUT
+      MIRAGE_CASES_PROGRAM
+      MIRAGE_CASES_SHORTHAND throw std::logic_error("bodyLanes: unexpected operator in a kernel body");
     }
     l.q = l.q && need[static_cast<size_t>(op.results[0])];
     at(op.results[0]) = l;

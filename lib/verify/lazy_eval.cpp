@@ -286,9 +286,7 @@ struct LazyEvaluator::Impl {
         if (!out.hasQ) out.q = 0;
         return true;
       }
-      case OpKind::Reshape:
-      case OpKind::Concat:
-      case OpKind::Slice: {
+      MIRAGE_CASES_PROGRAM_LAYOUT {
         // The element moves unchanged (tensor_ops.cpp, layout). Whether the
         // result has a residue lane is decided per tensor there: every
         // operand must have one, so a concat asks each operand's first
@@ -310,7 +308,10 @@ struct LazyEvaluator::Impl {
         if (!out.hasQ) out.q = 0;
         return true;
       }
-      default: throw std::logic_error("LazyEvaluator: unexpected operator");
+      MIRAGE_CASES_LEAF
+      MIRAGE_CASES_PROGRAM
+      MIRAGE_CASES_BODY
+      MIRAGE_CASES_SHORTHAND throw std::logic_error("LazyEvaluator: unexpected operator");
     }
   }
 
@@ -362,7 +363,10 @@ struct LazyEvaluator::Impl {
       }
       case OpKind::Const: out = fromConstant(constants[static_cast<size_t>(v)], true); break;
       case OpKind::Kernel: ok = kernelResult(op, v, idx, out); break;
-      default:
+      MIRAGE_CASES_BODY
+      MIRAGE_CASES_SHORTHAND throw std::logic_error("LazyEvaluator: unexpected operator at program level");
+      MIRAGE_CASES_PROGRAM_LAYOUT
+      MIRAGE_CASES_PREDEFINED
         ok = opElement(g, op, v, idx, needQ,
                        [&](ValueId in, const Index& i, Elem& e) { return element(in, i, e); }, out);
     }
@@ -513,7 +517,12 @@ struct LazyEvaluator::Impl {
         }
         break;
       }
-      default:
+      case OpKind::Input:  // read through tile
+      case OpKind::Save:
+      MIRAGE_CASES_PROGRAM_LAYOUT
+      MIRAGE_CASES_PROGRAM
+      MIRAGE_CASES_SHORTHAND throw std::logic_error("LazyEvaluator: unexpected operator in a kernel body");
+      MIRAGE_CASES_PREDEFINED
         ok = opElement(body, op, v, idx, needQ,
                        [&](ValueId in, const Index& i, Elem& e) {
                          return bodyElement(kop, kIndex, block, in, iteration, i, e);

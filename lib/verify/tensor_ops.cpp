@@ -8,6 +8,8 @@
 //     where an operand that is itself a maximum contributes its multiset.
 #include "tensor_ops.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -138,8 +140,17 @@ bool elementwiseBinary(OpKind kind, const FTensor& a, const FTensor& b, const Tr
                  [&](u64 x, u64 y) { return Q.mul(x, y); });
       return true;
     }
-    default: throw std::logic_error("elementwiseBinary: not a binary operator");
+    MIRAGE_CASES_LEAF
+    MIRAGE_CASES_CONTRACTION
+    MIRAGE_CASES_UNARY
+    MIRAGE_CASES_REDUCTION
+    MIRAGE_CASES_LAYOUT
+    MIRAGE_CASES_PROGRAM_LAYOUT
+    MIRAGE_CASES_PROGRAM
+    MIRAGE_CASES_BODY
+    MIRAGE_CASES_SHORTHAND break;
   }
+  throw std::logic_error("elementwiseBinary: not a binary operator");
 }
 
 // out = a random function (of kind k) of x's values, with a residue lane
@@ -193,10 +204,19 @@ bool elementwiseUnary(OpKind kind, const FTensor& x, const Trial& trial, ThreadP
       return true;
     case OpKind::Rsqrt:
       // rsqrt(x) = 1 / sqrt(x), exactly.
-      randomFunction(KeyKind::Sqrt, x, trial, pool, wantQ, out);
+      randomFunction(randomKey(kind), x, trial, pool, wantQ, out);
       return invertAll(out.p, trial.P(), pool) && invertAll(out.q, trial.Q(), pool);
-    default: throw std::logic_error("elementwiseUnary: not a unary operator");
+    MIRAGE_CASES_LEAF
+    MIRAGE_CASES_CONTRACTION
+    MIRAGE_CASES_BINARY
+    MIRAGE_CASES_REDUCTION
+    MIRAGE_CASES_LAYOUT
+    MIRAGE_CASES_PROGRAM_LAYOUT
+    MIRAGE_CASES_PROGRAM
+    MIRAGE_CASES_BODY
+    MIRAGE_CASES_SHORTHAND break;
   }
+  throw std::logic_error("elementwiseUnary: not a unary operator");
 }
 
 // c[j] = sum_k a[k] * bt[j * K + k] for j < cols. Two columns at a time: two
@@ -430,14 +450,10 @@ void layout(const ir::Op& op, const std::vector<const FTensor*>& ins, const Tria
 }  // namespace
 
 KeyKind randomKey(ir::OpKind kind) {
-  switch (kind) {
-    case ir::OpKind::Sqrt:
-    case ir::OpKind::Rsqrt: return KeyKind::Sqrt;
-    case ir::OpKind::Silu: return KeyKind::Silu;
-    case ir::OpKind::Gelu: return KeyKind::Gelu;
-    case ir::OpKind::Relu: return KeyKind::Relu;
-    default: return KeyKind::ExpNoResidue;
-  }
+  const ir::OpInfo& info = ir::opInfo(kind);
+  if (info.encoding != ir::VerifyEncoding::Keyed && info.encoding != ir::VerifyEncoding::InverseOfKeyed)
+    throw std::logic_error(fmt::format("randomKey: '{}' is not encoded by a keyed random function", info.name));
+  return keyOfOperator(info.keyedBy);
 }
 
 
@@ -514,26 +530,17 @@ bool applyOp(const ir::Op& op, const std::vector<const FTensor*>& ins, const ir:
   out.mx.clear();
   switch (op.kind) {
     case OpKind::Matmul: matmul(*ins[0], *ins[1], trial, pool, wantQ, out); return true;
-    case OpKind::Add:
-    case OpKind::Sub:
-    case OpKind::Mul:
-    case OpKind::Div: return elementwiseBinary(op.kind, *ins[0], *ins[1], trial, pool, wantQ, out);
-    case OpKind::Exp:
-    case OpKind::Square:
-    case OpKind::Sqrt:
-    case OpKind::Rsqrt:
-    case OpKind::Silu:
-    case OpKind::Gelu:
-    case OpKind::Relu: return elementwiseUnary(op.kind, *ins[0], trial, pool, wantQ, out);
-    case OpKind::ReduceSum:
-    case OpKind::ReduceMean:
-    case OpKind::ReduceMax: reduce(op, *ins[0], trial, pool, wantQ, out); return true;
+    MIRAGE_CASES_BINARY return elementwiseBinary(op.kind, *ins[0], *ins[1], trial, pool, wantQ, out);
+    MIRAGE_CASES_UNARY return elementwiseUnary(op.kind, *ins[0], trial, pool, wantQ, out);
+    MIRAGE_CASES_REDUCTION reduce(op, *ins[0], trial, pool, wantQ, out); return true;
     case OpKind::Transpose: transpose(op, *ins[0], wantQ, out); return true;
-    case OpKind::Reshape:
-    case OpKind::Concat:
-    case OpKind::Slice: layout(op, ins, trial, wantQ, out); return true;
-    default: throw std::logic_error("applyOp: not a pre-defined operator");
+    MIRAGE_CASES_PROGRAM_LAYOUT layout(op, ins, trial, wantQ, out); return true;
+    MIRAGE_CASES_LEAF
+    MIRAGE_CASES_PROGRAM
+    MIRAGE_CASES_BODY
+    MIRAGE_CASES_SHORTHAND break;
   }
+  throw std::logic_error("applyOp: not a pre-defined operator");
 }
 
 void copyBox(const FTensor& src, const std::vector<int64_t>& srcOff, FTensor& dst,

@@ -15,8 +15,6 @@
 
 namespace mirage::ir {
 
-bool isLayoutOp(OpKind k);  // reshape concat slice
-
 // Shape rules of the layout operators. `op.dim` is normalized in place;
 // `op.shapeArg` is reshape's requested shape as written (one extent may be
 // -1). `ins` are the operand shapes. Returns an empty string when legal.
