@@ -915,7 +915,8 @@ class Parser {
       expect(TokenKind::RBrace, "',' or '}' in the map");
       return kw;
     }
-    if (at(TokenKind::LBracket)) {
+    // Only reshape's shape= takes a list; elsewhere '[' is a syntax error.
+    if (at(TokenKind::LBracket) && kw.name->text == "shape") {
       kw.isList = true;
       advance();
       if (!at(TokenKind::RBracket)) {
