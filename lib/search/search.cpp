@@ -500,8 +500,10 @@ void addStats(Stats& total, const Stats& s) {
 }
 
 // A program with layout operators (segments.h): each segment searched on its
-// own, in order, with an equal share of the time left; the best μGraph of
-// each is stitched back and the whole is verified against the program.
+// own, in order, with a share of the time left in proportion to its number
+// of operators (a segment of one operator is not searched: its lowering is
+// one kernel already); the best μGraph of each is stitched back and the
+// whole is verified against the program.
 Result searchSegments(const ir::Graph& program, const std::vector<Segment>& segments,
                       const verify::Verifier& verifier, const Options& options) {
   auto start = Clock::now();
@@ -520,13 +522,26 @@ Result searchSegments(const ir::Graph& program, const std::vector<Segment>& segm
 
   std::vector<ir::Graph> best(segments.size());
   std::vector<std::string> origins;
+  auto work = [&](size_t k) {
+    int n = 0;
+    for (const ir::Op& op : segments[k].program.ops) n += op.kind != ir::OpKind::Input && op.kind != ir::OpKind::Const;
+    return n;
+  };
+  double workLeft = 0;
+  for (size_t k = 0; k < segments.size(); ++k) workLeft += work(k) > 1 ? work(k) : 0;
   for (size_t k = 0; k < segments.size(); ++k) {
+    if (work(k) <= 1) {
+      best[k] = segments[k].program;
+      origins.push_back("one operator");
+      continue;
+    }
     Options so = options;
     so.onCandidate = nullptr;
     if (options.timeLimitSeconds > 0) {
       double left = options.timeLimitSeconds - secondsSince(start);
-      so.timeLimitSeconds = std::max(0.01, left / static_cast<double>(segments.size() - k));
+      so.timeLimitSeconds = std::max(0.01, left * work(k) / workLeft);
     }
+    workLeft -= work(k);
     verify::Verifier segmentVerifier(segments[k].program, verifier.options());
     Engine engine(segments[k].program, segmentVerifier, so);
     Result r = engine.run();

@@ -4,7 +4,11 @@ run by the interpreter (mirage-run) against the same computation written in
 NumPy, in float64 from the same f16 inputs. Exits 77 (CTest: skipped) when
 NumPy is missing.
 
-usage: numpy_examples.py MIRAGE_RUN EXAMPLES_DIR
+With --mirage-opt PATH, each example is also optimized (mirage-opt
+--device none --time-limit 30) and the generated .cu file is run under the
+host shim (mirage-run FILE.cu --device cpu) against the same NumPy result.
+
+usage: numpy_examples.py MIRAGE_RUN EXAMPLES_DIR [--mirage-opt MIRAGE_OPT]
 """
 import os
 import subprocess
@@ -71,6 +75,7 @@ def inputs_of(name, rng):
 
 def main():
     run, examples = sys.argv[1], sys.argv[2]
+    opt = sys.argv[4] if len(sys.argv) > 4 and sys.argv[3] == "--mirage-opt" else None
     failures = 0
     rng = np.random.default_rng(11)
     for name, ref in [("mha_split_heads", mha_split_heads), ("rope_attention", rope_attention)]:
@@ -83,17 +88,24 @@ def main():
                 args += ["--in", f"{k}={os.path.join(d, k + '.npy')}"]
             for k in want:
                 args += ["--out", f"{k}={os.path.join(d, 'out_' + k + '.npy')}"]
-            subprocess.run(args, check=True)
-            for k, w in want.items():
-                got = np.load(os.path.join(d, "out_" + k + ".npy")).astype(np.float64)
-                # f16 tolerance: a few ulps of the output's scale (inputs and
-                # every stored intermediate are rounded to f16).
-                tol = 8 * 2.0 ** -10 * np.abs(w).max()
-                err = np.abs(got - w).max()
-                ok = got.shape == w.shape and err <= tol
-                print(f"{'ok  ' if ok else 'FAIL'} {name} {k}: max error {err:.3g} (tolerance {tol:.3g}, "
-                      f"max |ref| {np.abs(w).max():.3g})")
-                failures += not ok
+            runs = [("interpreter", args)]
+            if opt:
+                cu = os.path.join(d, name + ".cu")
+                subprocess.run([opt, os.path.join(examples, name + ".mg"), "--device", "none", "--time-limit", "30",
+                                "--no-cache", "-q", "-o", cu], check=True)
+                runs.append(("generated code under the shim", [run, cu, "--device", "cpu"] + args[2:]))
+            for what, cmd in runs:
+                subprocess.run(cmd, check=True)
+                for k, w in want.items():
+                    got = np.load(os.path.join(d, "out_" + k + ".npy")).astype(np.float64)
+                    # f16 tolerance: a few ulps of the output's scale (inputs
+                    # and every stored intermediate are rounded to f16).
+                    tol = 8 * 2.0 ** -10 * np.abs(w).max()
+                    err = np.abs(got - w).max()
+                    ok = got.shape == w.shape and err <= tol
+                    print(f"{'ok  ' if ok else 'FAIL'} {name} {k} ({what}): max error {err:.3g} (tolerance {tol:.3g}, "
+                          f"max |ref| {np.abs(w).max():.3g})")
+                    failures += not ok
     sys.exit(1 if failures else 0)
 
 
