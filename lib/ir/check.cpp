@@ -290,6 +290,12 @@ Error addOp(Graph& g, Op op, const KernelConfig* kernel, ValueId* result, const 
       break;
     }
     MIRAGE_CASES_UNARY out = shapeOf(0); break;
+    MIRAGE_CASES_SHORTHAND {
+      // Shape-preserving; dim is the one its reductions use (ir/expand.h).
+      out = shapeOf(0);
+      if (Error e = normalizeInPlace(op.dim, static_cast<int>(out.size()), "dim"); !e.empty()) return e;
+      break;
+    }
     MIRAGE_CASES_LEAF
     MIRAGE_CASES_PROGRAM return fmt::format("internal: addOp cannot add a {}", opName(op.kind));
   }

@@ -42,7 +42,7 @@ std::optional<OpKind> opKindFromName(std::string_view name) {
 }
 
 bool isReservedName(std::string_view name) {
-  for (std::string_view w : {"graph", "input", "output", "kernel", "rms_norm", "softmax"})
+  for (std::string_view w : {"graph", "input", "output", "kernel"})
     if (name == w) return true;
   return opKindFromName(name).has_value();
 }

@@ -29,6 +29,7 @@
 #include <unordered_map>
 
 #include "mirage/ir/check.h"
+#include "mirage/ir/expand.h"
 #include "mirage/parse/lexer.h"
 #include "mirage/parse/parser.h"
 
@@ -78,7 +79,9 @@ void keywordsOf(OpKind k, OperatorSpec& s) {
     case OpKind::Reshape: s.keywords = s.required = {"shape"}; return;
     case OpKind::Concat: s.keywords = s.required = {"dim"}; return;
     case OpKind::Slice: s.keywords = s.required = {"dim", "start", "end"}; return;
-    MIRAGE_CASES_SHORTHAND return;
+    case OpKind::RmsNorm:
+    case OpKind::LayerNorm: s.keywords = {"dim", "eps"}; return;
+    case OpKind::Softmax: s.keywords = {"dim"}; return;
     MIRAGE_CASES_CONTRACTION
     MIRAGE_CASES_BINARY
     MIRAGE_CASES_UNARY return;
@@ -99,8 +102,6 @@ const std::vector<OperatorSpec>& operatorSpecs() {
       keywordsOf(k, s);
       v.push_back(std::move(s));
     }
-    v.push_back({"rms_norm", 1, {"dim", "eps"}, {}});
-    v.push_back({"softmax", 1, {"dim"}, {}});
     return v;
   }();
   return specs;
@@ -110,17 +111,6 @@ const OperatorSpec* findSpec(std::string_view name) {
   for (const OperatorSpec& s : operatorSpecs())
     if (s.name == name) return &s;
   return nullptr;
-}
-
-// Whether a number literal denotes zero: its digits before any exponent are
-// all '0' (`0`, `-0.0`, `0e5`). A tiny literal such as 1e-400 is not zero,
-// even though it underflows to zero as a double.
-bool isZeroLiteral(std::string_view text) {
-  for (char c : text) {
-    if (c == 'e' || c == 'E') break;
-    if (c >= '1' && c <= '9') return false;
-  }
-  return true;
 }
 
 // Words that appear before '=' without binding a tensor: keyword arguments
@@ -1163,20 +1153,7 @@ class Parser {
     if (!ok) return kNoValue;
     int rank = static_cast<int>(cur().value(ins[0]).shape.size());
 
-    if (name == "rms_norm") return rmsNorm(opTok, ins[0], kws, rank);
-    if (name == "softmax") {
-      std::optional<int> dim = dimArg(findKw(kws, "dim"), -1, rank, "dim");
-      if (!dim) return kNoValue;
-      ValueId m = build(OpKind::ReduceMax, {ins[0]}, loc, *dim);
-      if (m == kNoValue) return kNoValue;
-      ValueId d = build(OpKind::Sub, {ins[0], m}, loc);
-      if (d == kNoValue) return kNoValue;
-      ValueId e = build(OpKind::Exp, {d}, loc);
-      if (e == kNoValue) return kNoValue;
-      ValueId s = build(OpKind::ReduceSum, {e}, loc, *dim);
-      if (s == kNoValue) return kNoValue;
-      return build(OpKind::Div, {e, s}, loc);
-    }
+    if (ir::isShorthand(*kind)) return shorthand(opTok, *kind, ins[0], kws, rank);
 
     Op op;
     op.kind = *kind;
@@ -1262,30 +1239,25 @@ class Parser {
     return build(std::move(op), loc);
   }
 
-  // rms_norm(A, dim=-1, eps=0) = A / sqrt(reduce_mean(square(A), dim) + eps);
-  // the add is left out when eps is zero.
-  ValueId rmsNorm(const Token& opTok, ValueId a, const std::vector<KwArg>& kws, int rank) {
-    SourceLoc loc = opTok.loc;
+  // A shorthand (rms_norm, layer_norm, softmax, ...) as one op with its dim
+  // (default -1) and eps; ir::expandShorthands replaces it by its expansion
+  // once the program is read (parseProgram).
+  ValueId shorthand(const Token& opTok, OpKind kind, ValueId a, const std::vector<KwArg>& kws, int rank) {
     std::optional<int> dim = dimArg(findKw(kws, "dim"), -1, rank, "dim");
     if (!dim) return kNoValue;
-    const KwArg* eps = findKw(kws, "eps");
-    if (eps && eps->value->kind != TokenKind::Number) {
-      error(eps->value->loc, fmt::format("'eps' takes a number, found {}", describe(*eps->value)));
-      return kNoValue;
+    Op op;
+    op.kind = kind;
+    op.inputs = {a};
+    op.dim = *dim;
+    if (const KwArg* eps = findKw(kws, "eps")) {
+      if (eps->value->kind != TokenKind::Number) {
+        error(eps->value->loc, fmt::format("'eps' takes a number, found {}", describe(*eps->value)));
+        return kNoValue;
+      }
+      if (!scalarInRange(*eps->value)) return kNoValue;
+      op.scalarText = std::string(eps->value->text);
     }
-    if (eps && !scalarInRange(*eps->value)) return kNoValue;
-    ValueId sq = build(OpKind::Square, {a}, loc);
-    if (sq == kNoValue) return kNoValue;
-    ValueId m = build(OpKind::ReduceMean, {sq}, loc, *dim);
-    if (m == kNoValue) return kNoValue;
-    if (eps && !isZeroLiteral(eps->value->text)) {
-      ValueId c = ir::addConst(cur(), std::string(eps->value->text), eps->value->loc);
-      m = build(OpKind::Add, {m, c}, loc);
-      if (m == kNoValue) return kNoValue;
-    }
-    ValueId s = build(OpKind::Sqrt, {m}, loc);
-    if (s == kNoValue) return kNoValue;
-    return build(OpKind::Div, {a, s}, loc);
+    return build(std::move(op), opTok.loc);
   }
 
   // tile(T, imap={g:d, ...}, fmap=f): T names a kernel argument.
@@ -1402,7 +1374,14 @@ class Parser {
 bool isReservedWord(std::string_view word) { return ir::isReservedName(word); }
 
 std::optional<Graph> parseProgram(std::string_view source, Diagnostics& diags) {
-  return Parser(source, diags).run();
+  std::optional<Graph> g = Parser(source, diags).run();
+  if (!g) return g;
+  // Shorthands are expanded here, in one pass over the finished program.
+  if (std::optional<ir::ExpandError> e = ir::expandShorthands(*g)) {
+    diags.error(e->loc, e->message);
+    return std::nullopt;
+  }
+  return g;
 }
 
 std::optional<Graph> parseString(std::string_view source, const std::string& filename,

@@ -2,12 +2,12 @@
 // (docs/search.md lists the axioms this normal form decides).
 #include "mirage/search/expr.h"
 
-#include <stdexcept>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <stdexcept>
 
 namespace mirage::search {
 namespace {

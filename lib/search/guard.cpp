@@ -3,6 +3,7 @@
 // each is sound in floating point too.
 #include "mirage/search/guard.h"
 
+#include <stdexcept>
 #include <unordered_map>
 
 namespace mirage::search {
@@ -175,6 +176,7 @@ class Analysis {
       case ir::OpKind::Kernel:
         return kUnknown;  // per result, see analyzeKernel
       case ir::OpKind::Save: return kUnknown;
+      MIRAGE_CASES_SHORTHAND return kUnknown;  // expanded after parsing: never here
     }
     return kUnknown;
   }

@@ -9,6 +9,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
 
 #include "mirage/verify/field.h"
@@ -143,6 +144,7 @@ struct Analyzer {
           }
           break;
         case OpKind::Save: break;
+        MIRAGE_CASES_SHORTHAND throw std::logic_error("boundStats: unexpanded shorthand");
         case OpKind::Kernel: {
           std::vector<Deg> a;
           for (ValueId in : op.inputs) a.push_back(at(in));

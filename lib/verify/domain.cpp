@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <stdexcept>
 #include <unordered_map>
 
 namespace mirage::verify {
@@ -168,6 +169,7 @@ struct Analysis {
                                              : sumSigns(at(op.inputs[0]), static_cast<double>(forloop));
           break;
         case OpKind::Save: continue;
+        MIRAGE_CASES_SHORTHAND throw std::logic_error("domain analysis: unexpanded shorthand");
         case OpKind::Kernel: {
           std::vector<Signs> a;
           for (ValueId in : op.inputs) a.push_back(at(in));

@@ -93,9 +93,6 @@ namespace detail {
 #define MIRAGE_ROW_PROGRAM_(...) MIRAGE_ROW_(ProgramLevel, __VA_ARGS__)
 #define MIRAGE_ROW_BODY_(...) MIRAGE_ROW_(BodyLevel, __VA_ARGS__)
 #define MIRAGE_ROW_SHORTHAND_(...) MIRAGE_ROW_(Shorthand, __VA_ARGS__)
-#ifndef MIRAGE_SHORTHAND_OPS
-#define MIRAGE_SHORTHAND_OPS(X)
-#endif
 inline constexpr OpInfo kOpTable[] = {
     MIRAGE_LEAF_OPS(MIRAGE_ROW_LEAF_)                //
     MIRAGE_CONTRACTION_OPS(MIRAGE_ROW_CONTRACTION_)  //
