@@ -45,11 +45,33 @@ std::optional<std::string> readWhole(const std::filesystem::path& path) {
 
 }  // namespace
 
+namespace {
+
+// The program as the key sees it: only what the search's result depends on.
+// The graph's name and the names of program-level intermediates are left
+// out (the printer gives unnamed values fresh names in order), so the same
+// computation under other names -- layer 0 and layer 17 of a model, each in
+// its own file -- has one key. Input and output names stay: they are the
+// interface every written program keeps (cli.md), and the verifier matches
+// inputs by name.
+std::string canonicalText(const ir::Graph& program) {
+  ir::Graph g = program;
+  g.name.clear();
+  std::vector<bool> keep(g.values.size(), false);
+  for (ir::ValueId v : g.inputs) keep[static_cast<size_t>(v)] = true;
+  for (ir::ValueId v : g.outputs) keep[static_cast<size_t>(v)] = true;
+  for (size_t v = 0; v < g.values.size(); ++v)
+    if (!keep[v]) g.values[v].name.clear();
+  return ir::printGraph(g);
+}
+
+}  // namespace
+
 std::string cacheKey(const ir::Graph& program, const search::Limits& limits, const std::string& arch) {
   std::string material = fmt::format(
       "mirage-opt {}\narch {}\nlimits {} {} {} {} {} {}{}\n{}", MIRAGE_VERSION, arch, limits.maxKernels, limits.maxDiscrepancies,
       limits.maxBlockOps, limits.maxGridDims, limits.smemBytesPerBlock, limits.maxCandidatesPerTemplate,
-      limits.allowUnguardedExp ? " unguarded-exp" : " guarded-exp", ir::printGraph(program));
+      limits.allowUnguardedExp ? " unguarded-exp" : " guarded-exp", canonicalText(program));
   // Two independent hashes make an accidental collision negligible.
   return fmt::format("{:016x}{:016x}", fnv1a(material), fnv1a(material + "#"));
 }

@@ -5,7 +5,8 @@
 // verified again on loading: the cache is never trusted blindly).
 //
 // Content addressing: the key depends on nothing but that material -- not
-// the file's name or path, the host, the user or the time -- so the same
+// the file's name or path, the graph's name or the names of intermediate
+// values, the host, the user or the time -- so the same
 // program (or the same region of a larger one, once regions are searched on
 // their own) gets the same key on every machine running the same version.
 // One directory shared over the network is therefore a cache for a whole

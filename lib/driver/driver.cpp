@@ -134,6 +134,10 @@ bool useCacheHit(Run& run, const CachedResult& hit, const std::function<double(c
       run.note("ignoring a damaged cache entry");
       return false;
     }
+    // The key leaves the graph's name out (cache.cpp): an entry may come
+    // from the same program under another name, whose candidates take this
+    // one's (it names the written kernel's entry point).
+    g->name = run.program.name;
     verify::Verdict v = verifier.check(*g, cancel);
     if (v.cancelled) {
       run.note(fmt::format("the time limit stopped re-verifying the cached candidates; {} of {} kept", r.candidates.size(),

@@ -267,3 +267,32 @@ TEST_CASE("concurrent atomic writes of one file leave one writer's text whole an
   }
   CHECK(files == 1);
 }
+
+TEST_CASE("the cache key is the program's content: another graph name or intermediate names hit the same entry",
+          "[driver]") {
+  auto dir = tempDir("cache-content");
+  auto layer = [](const std::string& name, const std::string& mid, const std::string& x) {
+    return "graph " + name + " {\n  " + x + " = input f16[4, 64]\n  W1 = input f16[64, 32]\n  W2 = input f16[64, 32]\n  " +
+           mid + " = matmul(" + x + ", W1)\n  O = mul(silu(" + mid + "), matmul(" + x + ", W2))\n  output O\n}\n";
+  };
+  test::writeFile(dir / "layer0.mg", layer("layer0", "H", "X"));
+  test::writeFile(dir / "layer17.mg", layer("layer17", "gate", "X"));
+  test::writeFile(dir / "other.mg", layer("layer0", "H", "Y"));  // an input renamed: another interface
+  Options o = base(dir, (dir / "layer0.mg").string());
+  o.limits.maxKernels = 1;
+  o.timeLimitSeconds = 20;
+  o.report = (dir / "0.json").string();
+  REQUIRE(runDriver(o).status == 0);
+  CHECK(nlohmann::json::parse(readFile(dir / "0.json"))["cache"] == "miss");
+  o.input = (dir / "layer17.mg").string();
+  o.report = (dir / "17.json").string();
+  o.emitMg = (dir / "17.out.mg").string();
+  REQUIRE(runDriver(o).status == 0);
+  CHECK(nlohmann::json::parse(readFile(dir / "17.json"))["cache"] == "hit");
+  CHECK(readFile(dir / "17.out.mg").find("graph layer17 {") != std::string::npos);  // its own name
+  o.input = (dir / "other.mg").string();
+  o.report = (dir / "other.json").string();
+  o.emitMg.clear();
+  REQUIRE(runDriver(o).status == 0);
+  CHECK(nlohmann::json::parse(readFile(dir / "other.json"))["cache"] == "miss");
+}
