@@ -185,7 +185,7 @@ int64_t FingerprintCache::misses() const {
 
 EvalResult evaluateProgram(const ir::Graph& g, const Trial& trial, ThreadPool* pool,
                            FingerprintCache* cache, const Cancel* cancel,
-                           const std::vector<WatchSite>* watch) {
+                           const std::vector<WatchSite>* watch, FingerprintCache* inputs) {
   EvalResult result;
   // Watched values: their slot in result.watched, per graph and value.
   std::unordered_map<const ir::Graph*, std::vector<int>> slots;
@@ -205,7 +205,7 @@ EvalResult evaluateProgram(const ir::Graph& g, const Trial& trial, ThreadPool* p
   };
   const std::vector<int>* topSlots = slotsOf(&g);
   std::vector<Hash2> hashes;
-  if (cache) hashes = structuralHashes(g);
+  if (cache || inputs) hashes = structuralHashes(g);
   std::vector<FTensorPtr> vals(g.values.size());
   std::vector<char> need = residueDemand(g);
   auto key = [&](ValueId r) {
@@ -227,11 +227,18 @@ EvalResult evaluateProgram(const ir::Graph& g, const Trial& trial, ThreadPool* p
       return result;
     }
     const std::vector<int>* bodySlots = op.kind == OpKind::Kernel ? slotsOf(op.body.get()) : nullptr;
+    // Inputs live in their own store when there is one.
+    FingerprintCache* store = op.kind == OpKind::Input && inputs ? inputs : cache;
     // A watched body value is not in the cache: evaluate the kernel again.
-    bool cached = cache && op.kind != OpKind::Const && !op.results.empty() && !bodySlots;
+    bool cached = store && op.kind != OpKind::Const && !op.results.empty() && !bodySlots;
     if (cached) {
       for (ValueId r : op.results) {
-        vals[static_cast<size_t>(r)] = cache->find(key(r));
+        FTensorPtr hit = store->find(key(r));
+        // An input drawn with its residue lane serves a use without one too
+        // (the lane is then simply not read: the same values either way).
+        if (!hit && op.kind == OpKind::Input && !need[static_cast<size_t>(r)])
+          hit = store->find(cacheKey(hashes[static_cast<size_t>(r)], trial, true));
+        vals[static_cast<size_t>(r)] = std::move(hit);
         cached = cached && vals[static_cast<size_t>(r)];
       }
     }
@@ -294,9 +301,9 @@ EvalResult evaluateProgram(const ir::Graph& g, const Trial& trial, ThreadPool* p
         result.status = EvalStatus::Cancelled;
         return result;
       }
-      if (cache && op.kind != OpKind::Const)
+      if (store && op.kind != OpKind::Const)
         for (ValueId r : op.results)
-          cache->insert(key(r), vals[static_cast<size_t>(r)]);
+          store->insert(key(r), vals[static_cast<size_t>(r)]);
     }
     if (topSlots)
       for (ValueId r : op.results) {
