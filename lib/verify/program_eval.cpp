@@ -111,11 +111,29 @@ Hash2 cacheKey(const Hash2& h, const Trial& trial, bool withResidue) {
   return {hashCombine(h[0], trial.id()), hashCombine(h[1] ^ withResidue, ~trial.id())};
 }
 
+// The seeds of the two hash families of a structural hash.
+constexpr u64 kHashSeeds[2] = {0x243f6a8885a308d3ULL, 0x13198a2e03707344ULL};
+
+// The structural hash a program-level value matmul(a, b) of shape `out`
+// has, computed as valueHashes computes it for a real one, whether or not
+// the program being evaluated contains it.
+Hash2 productHash(const Hash2& a, const Hash2& b, const ir::Shape& out) {
+  ir::Op mm;
+  mm.kind = OpKind::Matmul;
+  Hash2 r{};
+  for (size_t i = 0; i < 2; ++i) {
+    u64 h = attributeHash(mm, kHashSeeds[i]);
+    h = hashCombine(hashCombine(h, a[i]), b[i]);
+    r[i] = shapeHash(hashCombine(h, size_t{0}), out);
+  }
+  return r;
+}
+
 }  // namespace
 
 std::vector<Hash2> structuralHashes(const ir::Graph& g) {
-  std::vector<u64> a = valueHashes(g, {}, 0x243f6a8885a308d3ULL, nullptr);
-  std::vector<u64> b = valueHashes(g, {}, 0x13198a2e03707344ULL, nullptr);
+  std::vector<u64> a = valueHashes(g, {}, kHashSeeds[0], nullptr);
+  std::vector<u64> b = valueHashes(g, {}, kHashSeeds[1], nullptr);
   std::vector<Hash2> out(a.size());
   for (size_t i = 0; i < a.size(); ++i) out[i] = {a[i], b[i]};
   return out;
@@ -272,8 +290,22 @@ EvalResult evaluateProgram(const ir::Graph& g, const Trial& trial, ThreadPool* p
           std::vector<std::shared_ptr<FTensor>> outs;
           std::vector<char> resultNeed;
           for (ValueId r : op.results) resultNeed.push_back(need[static_cast<size_t>(r)]);
+          // A product of two arguments evaluated at program level before (by
+          // the reference, in this trial), found by the structural hash it
+          // has: the kernel's tile matmuls that are slices of it copy them.
+          FullProductLookup product = [&](size_t a, size_t b) -> FTensorPtr {
+            const ir::Shape& sa = g.value(op.inputs[a]).shape;
+            const ir::Shape& sb = g.value(op.inputs[b]).shape;
+            if (sa.size() < 2 || sb.size() != sa.size()) return nullptr;
+            ir::Shape out(sa.begin(), sa.end() - 2);
+            out.push_back(sa[sa.size() - 2]);
+            out.push_back(sb.back());
+            Hash2 h = productHash(hashes[static_cast<size_t>(op.inputs[a])], hashes[static_cast<size_t>(op.inputs[b])], out);
+            FTensorPtr t = cache->find(cacheKey(h, trial, true));
+            return t ? t : cache->find(cacheKey(h, trial, false));
+          };
           if (!evaluateKernel(g, op, args, resultNeed, trial, pool, outs, bodySlots,
-                              bodySlots ? &result.watched : nullptr)) {
+                              bodySlots ? &result.watched : nullptr, cache ? &product : nullptr)) {
             result.status = cancelled() ? EvalStatus::Cancelled : EvalStatus::ZeroDivisor;
             return result;
           }
