@@ -43,10 +43,6 @@ std::optional<std::string> readWhole(const std::filesystem::path& path) {
   return text.str();
 }
 
-}  // namespace
-
-namespace {
-
 // The program as the key sees it: only what the search's result depends on.
 // The graph's name and the names of program-level intermediates are left
 // out (the printer gives unnamed values fresh names in order), so the same
