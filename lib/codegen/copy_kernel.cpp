@@ -10,9 +10,7 @@
 
 namespace mirage::codegen {
 
-bool isViewOp(const ir::Graph& g, const ir::Op& op) {
-  return op.kind == ir::OpKind::Reshape && ir::storageDType(g, op.inputs[0]) == g.dtype;
-}
+bool isViewOp(const ir::Graph& g, const ir::Op& op) { return ir::isLayoutView(g, op); }
 
 CopyLaunch copyKernelLaunch(const ir::Graph& g, const ir::Op& op) {
   CopyLaunch l;

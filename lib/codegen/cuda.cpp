@@ -109,12 +109,32 @@ Result generateCuda(const ir::Graph& program, const Options& options) {
     workspace += (ir::numElements(lowered.value(r).shape) * ir::dtypeBytes(stored) + kWorkspaceAlign - 1) /
                  kWorkspaceAlign * kWorkspaceAlign;
   };
+  // Per value that is a slice read in place: its strides (its operand's,
+  // row-major), for the kernels that tile it.
+  std::vector<std::vector<int64_t>> viewStrides(lowered.values.size());
   for (const ir::Op& op : lowered.ops) {
     if (ir::isLayoutOp(op.kind) && isViewOp(lowered, op)) {
-      // reshape of a dense row-major tensor: the same buffer, no launch.
       ir::ValueId r = op.results[0], in = op.inputs[0];
-      var[static_cast<size_t>(r)] = var[static_cast<size_t>(in)];
-      planArg[static_cast<size_t>(r)] = planArg[static_cast<size_t>(in)];
+      if (op.kind == ir::OpKind::Reshape) {
+        // reshape of a dense row-major tensor: the same buffer, no launch.
+        var[static_cast<size_t>(r)] = var[static_cast<size_t>(in)];
+        planArg[static_cast<size_t>(r)] = planArg[static_cast<size_t>(in)];
+        continue;
+      }
+      // slice: the operand's buffer from the first element kept, with the
+      // operand's strides; no launch.
+      const ir::Shape& full = lowered.value(in).shape;
+      std::vector<int64_t> strides(full.size(), 1);
+      for (size_t d = full.size() - 1; d-- > 0;) strides[d] = strides[d + 1] * full[d + 1];
+      int64_t offset = op.start * strides[static_cast<size_t>(op.dim)];
+      int64_t bytes = offset * ir::dtypeBytes(program.dtype);
+      var[static_cast<size_t>(r)] = fmt::format("({} + {})", var[static_cast<size_t>(in)], offset);
+      const std::string& base = planArg[static_cast<size_t>(in)];
+      if (base.rfind("ws+", 0) == 0)
+        planArg[static_cast<size_t>(r)] = fmt::format("ws+{}", std::stoll(base.substr(3)) + bytes);
+      else
+        planArg[static_cast<size_t>(r)] = bytes ? fmt::format("{}+{}", base, bytes) : base;
+      viewStrides[static_cast<size_t>(r)] = std::move(strides);
       continue;
     }
     if (ir::isLayoutOp(op.kind)) {
@@ -150,8 +170,12 @@ Result generateCuda(const ir::Graph& program, const Options& options) {
     std::string fname = fmt::format("{}_k{}", res.entryName, index);
     // Arguments that are results saved with dtype=f32 are float.
     std::vector<bool> argF32;
-    for (ir::ValueId in : op.inputs) argF32.push_back(ir::storageDType(lowered, in) == ir::DType::F32);
-    KernelCode kc = emitKernel(op, program.dtype, fname, eo, argF32);
+    std::vector<std::vector<int64_t>> argStrides;
+    for (ir::ValueId in : op.inputs) {
+      argF32.push_back(ir::storageDType(lowered, in) == ir::DType::F32);
+      argStrides.push_back(viewStrides[static_cast<size_t>(in)]);
+    }
+    KernelCode kc = emitKernel(op, program.dtype, fname, eo, argF32, argStrides);
     if (!kc.error.empty()) {
       res.error = fmt::format("kernel {}: {}", index, kc.error);
       return res;

@@ -39,8 +39,8 @@ double estimateCostUs(const ir::Graph& g) {
   double total = 0;
   for (const ir::Op& op : g.ops) {
     if (op.kind == ir::OpKind::Input || op.kind == ir::OpKind::Const) continue;
-    // A reshape is a view of its operand's buffer (codegen): free.
-    if (op.kind == ir::OpKind::Reshape && !g.value(op.inputs[0]).keepF32) continue;
+    // A reshape, or a slice read in place, is a view (codegen): free.
+    if (ir::isLayoutOp(op.kind) && ir::isLayoutView(g, op)) continue;
     if (ir::isLayoutOp(op.kind)) {
       // A copy kernel: the result's elements read once and written once.
       double elements = static_cast<double>(ir::numElements(g.value(op.results[0]).shape));

@@ -40,8 +40,10 @@ std::string lowerOperatorLaunch(const ir::Graph& program, const ir::Op& op, Oper
 
 // Layout operators (ir/layout.h) are not lowered to μGraph kernels: a
 // reshape of a tensor stored in the program's dtype is a view of its
-// operand's buffer (no launch); slice, concat and any other reshape are copy
-// kernels of this launch shape (one thread per result element, grid-stride).
+// operand's buffer (no launch), and so is a slice of a dense tensor that only
+// kernels read (strided tile loads, ir::isLayoutView); concat and any other
+// slice or reshape are copy kernels of this launch shape (one thread per
+// result element, grid-stride).
 bool isViewOp(const ir::Graph& g, const ir::Op& op);
 struct CopyLaunch {
   int64_t blocks = 1;

@@ -131,9 +131,15 @@ DType storageDType(const Graph& g, ValueId v);
 // True for accum(x, rescale=m): its second input is the scan m.
 inline bool isRescaledAccum(const Op& op) { return op.kind == OpKind::Accum && op.inputs.size() == 2; }
 
+// Whether layout op `op` of g is a view of its operand's buffer rather than a
+// copy (codegen): a reshape of a tensor stored in the program's dtype (the
+// same bytes), or a slice of such a dense tensor that only kernels read (they
+// read it in place, with its operand's strides).
+bool isLayoutView(const Graph& g, const Op& op);
+
 // Number of program-level kernel launches: custom kernels and pre-defined
-// operators each count one (slice and concat are copy kernels); inputs,
-// constants and a reshape (a view of its operand's buffer) count none.
+// operators each count one (concat, and slices that are not views, are copy
+// kernels); inputs, constants and layout views count none.
 int countKernels(const Graph& g);
 
 }  // namespace mirage::ir
