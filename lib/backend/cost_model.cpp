@@ -26,7 +26,14 @@ double flopsPerElement(OpKind k) {
     case OpKind::Sub:
     case OpKind::Mul:
     case OpKind::Square:
-    case OpKind::Relu: return 1;
+    case OpKind::Relu:
+    case OpKind::Neg:
+    case OpKind::Abs:
+    case OpKind::Maximum:
+    case OpKind::Minimum: return 1;
+    case OpKind::Log: return 4;      // lg2 (SFU) and a multiply
+    case OpKind::Tanh: return 8;     // tanhf: an exp and a divide
+    case OpKind::Sigmoid: return 8;  // exp, add, divide
     case OpKind::Div: return 4;    // reciprocal (SFU) and a multiply
     case OpKind::Exp: return 4;    // ex2 (SFU) and a multiply
     case OpKind::Sqrt:

@@ -750,6 +750,13 @@ class Emitter {
       case OpKind::Silu: return fmt::format("mg_silu({})", operand(0));
       case OpKind::Gelu: return fmt::format("mg_gelu({})", operand(0));
       case OpKind::Relu: return fmt::format("mg_relu({})", operand(0));
+      case OpKind::Maximum: return fmt::format("mg_max({}, {})", operand(0), operand(1));
+      case OpKind::Minimum: return fmt::format("mg_min({}, {})", operand(0), operand(1));
+      case OpKind::Neg: return fmt::format("mg_neg({})", operand(0));
+      case OpKind::Abs: return fmt::format("mg_abs({})", operand(0));
+      case OpKind::Tanh: return fmt::format("mg_tanh({})", operand(0));
+      case OpKind::Sigmoid: return fmt::format("mg_sigmoid({})", operand(0));
+      case OpKind::Log: return fmt::format("mg_log({})", operand(0));
       MIRAGE_CASES_LEAF
       MIRAGE_CASES_CONTRACTION
       MIRAGE_CASES_REDUCTION

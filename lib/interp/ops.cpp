@@ -103,6 +103,12 @@ Tensor unaryOp(OpKind kind, const Tensor& a) {
       });
     // max(x, 0); NaN stays NaN.
     case OpKind::Relu: return mapUnary(a, [](float x) { return x < 0.0f ? 0.0f : x; });
+    case OpKind::Neg: return mapUnary(a, [](float x) { return -x; });
+    case OpKind::Abs: return mapUnary(a, [](float x) { return std::fabs(x); });
+    case OpKind::Tanh: return mapUnary(a, [](float x) { return std::tanh(x); });
+    // sigmoid(x) = 1 / (1 + e^-x).
+    case OpKind::Sigmoid: return mapUnary(a, [](float x) { return 1.0f / (1.0f + std::exp(-x)); });
+    case OpKind::Log: return mapUnary(a, [](float x) { return std::log(x); });
     MIRAGE_CASES_LEAF
     MIRAGE_CASES_CONTRACTION
     MIRAGE_CASES_BINARY
@@ -122,6 +128,11 @@ Tensor binaryOp(OpKind kind, const Tensor& a, const Tensor& b) {
     case OpKind::Sub: return broadcastBinary(a, b, [](float x, float y) { return x - y; });
     case OpKind::Mul: return broadcastBinary(a, b, [](float x, float y) { return x * y; });
     case OpKind::Div: return broadcastBinary(a, b, [](float x, float y) { return x / y; });
+    // NaN propagates, as in NumPy (and as reduce_max and mg_max do).
+    case OpKind::Maximum:
+      return broadcastBinary(a, b, [](float x, float y) { return (y > x || std::isnan(y)) ? y : x; });
+    case OpKind::Minimum:
+      return broadcastBinary(a, b, [](float x, float y) { return (y < x || std::isnan(y)) ? y : x; });
     MIRAGE_CASES_LEAF
     MIRAGE_CASES_CONTRACTION
     MIRAGE_CASES_UNARY

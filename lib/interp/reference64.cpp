@@ -87,6 +87,11 @@ Tensor64 unary(OpKind kind, const Tensor64& a) {
     case OpKind::Gelu:
       return mapUnary(a, [](double x) { return 0.5 * x * (1.0 + std::erf(x * 0.70710678118654752440)); });
     case OpKind::Relu: return mapUnary(a, [](double x) { return x < 0.0 ? 0.0 : x; });
+    case OpKind::Neg: return mapUnary(a, [](double x) { return -x; });
+    case OpKind::Abs: return mapUnary(a, [](double x) { return std::fabs(x); });
+    case OpKind::Tanh: return mapUnary(a, [](double x) { return std::tanh(x); });
+    case OpKind::Sigmoid: return mapUnary(a, [](double x) { return 1.0 / (1.0 + std::exp(-x)); });
+    case OpKind::Log: return mapUnary(a, [](double x) { return std::log(x); });
     MIRAGE_CASES_LEAF
     MIRAGE_CASES_CONTRACTION
     MIRAGE_CASES_BINARY
@@ -106,6 +111,10 @@ Tensor64 binary(OpKind kind, const Tensor64& a, const Tensor64& b) {
     case OpKind::Sub: return broadcastBinary(a, b, [](double x, double y) { return x - y; });
     case OpKind::Mul: return broadcastBinary(a, b, [](double x, double y) { return x * y; });
     case OpKind::Div: return broadcastBinary(a, b, [](double x, double y) { return x / y; });
+    case OpKind::Maximum:
+      return broadcastBinary(a, b, [](double x, double y) { return (y > x || std::isnan(y)) ? y : x; });
+    case OpKind::Minimum:
+      return broadcastBinary(a, b, [](double x, double y) { return (y < x || std::isnan(y)) ? y : x; });
     MIRAGE_CASES_LEAF
     MIRAGE_CASES_CONTRACTION
     MIRAGE_CASES_UNARY

@@ -67,6 +67,15 @@ ValueId expandOne(Emitter& em, const Op& op, ValueId a, const std::string& name)
       ValueId e = em.op(OpKind::Exp, {em.op(OpKind::Sub, {a, em.op(OpKind::ReduceMax, {a}, op.dim)})});
       return em.op(OpKind::Div, {e, em.op(OpKind::ReduceSum, {e}, op.dim)}, 0, name);
     }
+    case OpKind::GeluTanh: {
+      // mul(mul(A, 0.5), add(1, tanh(mul(add(A, mul(mul(square(A), A), 0.044715)), 0.7978845608028654)))):
+      // GPT-2's 0.5·A·(1 + tanh(√(2/π)·(A + 0.044715·A³))), exactly as mg-language.md spells it.
+      ValueId cube = em.op(OpKind::Mul, {em.op(OpKind::Square, {a}), a});
+      ValueId inner = em.op(OpKind::Add, {a, em.op(OpKind::Mul, {cube, em.number("0.044715")})});
+      ValueId t = em.op(OpKind::Tanh, {em.op(OpKind::Mul, {inner, em.number("0.7978845608028654")})});
+      ValueId half = em.op(OpKind::Mul, {a, em.number("0.5")});
+      return em.op(OpKind::Mul, {half, em.op(OpKind::Add, {em.number("1"), t})}, 0, name);
+    }
     MIRAGE_CASES_LEAF
     MIRAGE_CASES_PREDEFINED
     MIRAGE_CASES_PROGRAM_LAYOUT

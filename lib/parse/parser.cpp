@@ -82,6 +82,7 @@ void keywordsOf(OpKind k, OperatorSpec& s) {
     case OpKind::RmsNorm:
     case OpKind::LayerNorm: s.keywords = {"dim", "eps"}; return;
     case OpKind::Softmax: s.keywords = {"dim"}; return;
+    case OpKind::GeluTanh: return;
     MIRAGE_CASES_CONTRACTION
     MIRAGE_CASES_BINARY
     MIRAGE_CASES_UNARY return;

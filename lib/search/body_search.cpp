@@ -343,7 +343,7 @@ class BodySearch {
       v.shape = a.shape;
       v.labels = a.labels;
       v.expr = op.kind == ir::OpKind::Mul ? ex.scale(a.expr, op.scalar)
-                                          : ex.add(a.expr, ex.constant(op.scalar));
+                                          : ex.binary(op.kind, a.expr, ex.constant(op.scalar));
       return true;
     }
     const BVal& b = vals_[static_cast<size_t>(op.in1)];
@@ -762,6 +762,15 @@ class BodySearch {
           op.in0 = i;
           tryMove(op, depthLeft);
         }
+      // The program's operators with a number (maximum(x, 0), ...).
+      for (const auto& [k, c] : ctx_.scalarOps) {
+        BodyOp op;
+        op.kind = k;
+        op.in0 = i;
+        op.hasScalar = true;
+        op.scalar = Rational(c.first, c.second);
+        tryMove(op, depthLeft);
+      }
       if (ctx_.transposeTiles && ops_[static_cast<size_t>(i)].kind == ir::OpKind::Tile && a.shape.size() >= 2) {
         BodyOp op;
         op.kind = ir::OpKind::Transpose;
@@ -1236,6 +1245,16 @@ void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& la
   // A transpose is not a free move: where the program has one, only tiles
   // are transposed, in their last two dims (see transposeTiles).
   ctx.transposeTiles = ctx.kinds.erase(ir::OpKind::Transpose) > 0;
+  for (const ir::Op& op : program.ops) {
+    if (!ir::isElementwiseBinary(op.kind) || !ir::isCommutative(op.kind) || op.kind == ir::OpKind::Add ||
+        op.kind == ir::OpKind::Mul)
+      continue;
+    for (ir::ValueId in : op.inputs)
+      if (program.producer(in).kind == ir::OpKind::Const) {
+        Rational c = Rational::fromDouble(program.producer(in).scalar);
+        ctx.scalarOps.insert({op.kind, {c.num, c.den}});
+      }
+  }
   // A maximum that only stabilizes a softmax cancels (the max-shift axiom):
   // no body needs it.
   if (!targetsHaveMax) ctx.kinds.erase(ir::OpKind::ReduceMax);

@@ -301,7 +301,14 @@ ExprId ExprTable::unary(ir::OpKind kind, ExprId a) {
     case ir::OpKind::Sqrt:
     case ir::OpKind::Silu:
     case ir::OpKind::Gelu:
-    case ir::OpKind::Relu: return func(kind, a);
+    case ir::OpKind::Tanh:
+    case ir::OpKind::Sigmoid:
+    case ir::OpKind::Log: return func(kind, a);
+    case ir::OpKind::Neg: return scale(a, Rational(-1));
+    // relu(x) = maximum(x, 0) and abs(x) = maximum(x, -x), as the verifier
+    // encodes them: a program may write either form.
+    case ir::OpKind::Relu: return binary(ir::OpKind::Maximum, a, constant(Rational(0)));
+    case ir::OpKind::Abs: return binary(ir::OpKind::Maximum, a, scale(a, Rational(-1)));
     MIRAGE_CASES_LEAF
     MIRAGE_CASES_CONTRACTION
     MIRAGE_CASES_BINARY
@@ -321,6 +328,11 @@ ExprId ExprTable::binary(ir::OpKind kind, ExprId a, ExprId b) {
     case ir::OpKind::Sub: return sub(a, b);
     case ir::OpKind::Mul: return mul(a, b);
     case ir::OpKind::Div: return div(a, b);
+    // maximum(a, b) is f(a)·f(b) for an uninterpreted f of its kind: symmetric
+    // in a and b (the operator commutes), both arguments visible to the
+    // subexpression test, and minimum's f differs from maximum's.
+    case ir::OpKind::Maximum:
+    case ir::OpKind::Minimum: return mul(func(kind, a), func(kind, b));
     MIRAGE_CASES_LEAF
     MIRAGE_CASES_CONTRACTION
     MIRAGE_CASES_UNARY

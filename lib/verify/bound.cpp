@@ -100,12 +100,26 @@ struct Analyzer {
           break;
         }
         case OpKind::Square: out = {2 * at(op.inputs[0]).n, 2 * at(op.inputs[0]).d}; break;
+        case OpKind::Neg: out = at(op.inputs[0]); break;  // exact, the same degree
         case OpKind::Exp:
         case OpKind::Sqrt:
         case OpKind::Silu:
         case OpKind::Gelu:
-        case OpKind::Relu:
+        case OpKind::Tanh:
+        case OpKind::Sigmoid:
+        case OpKind::Log:
           stats.applications += times * count(op.inputs[0]);
+          out = {1, 0};
+          break;
+        // A multiset hash per operand element and a random function of it.
+        case OpKind::Relu:
+        case OpKind::Abs:
+          stats.applications += times * 2 * count(op.results[0]);
+          out = {1, 0};
+          break;
+        case OpKind::Maximum:
+        case OpKind::Minimum:
+          stats.applications += times * (count(op.inputs[0]) + count(op.inputs[1]) + count(op.results[0]));
           out = {1, 0};
           break;
         case OpKind::Rsqrt:

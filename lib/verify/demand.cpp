@@ -26,6 +26,7 @@ std::vector<char> residueDemand(const ir::Graph& g, const std::vector<char>& res
       case OpKind::ReduceSum:
       case OpKind::ReduceMean:
       case OpKind::Square:
+      case OpKind::Neg:
       case OpKind::Transpose:
       case OpKind::Reshape:
       case OpKind::Concat:
@@ -58,6 +59,12 @@ std::vector<char> residueDemand(const ir::Graph& g, const std::vector<char>& res
       case OpKind::Silu:
       case OpKind::Gelu:
       case OpKind::Relu:
+      case OpKind::Abs:
+      case OpKind::Tanh:
+      case OpKind::Sigmoid:
+      case OpKind::Log:
+      case OpKind::Maximum:
+      case OpKind::Minimum:
       case OpKind::ReduceMax:
       MIRAGE_CASES_LEAF
       MIRAGE_CASES_SHORTHAND break;

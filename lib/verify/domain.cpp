@@ -49,6 +49,17 @@ Signs negSigns(Signs a) {
   return static_cast<Signs>((a & kZero) | ((a & kNeg) ? kPos : 0) | ((a & kPos) ? kNeg : 0));
 }
 
+// The signs of the larger (or, with `smaller`, the smaller) of two values.
+Signs extremeSigns(Signs a, Signs b, bool smaller) {
+  Signs r = 0;
+  for (Signs x : {kNeg, kZero, kPos})
+    for (Signs y : {kNeg, kZero, kPos}) {
+      if (!(a & x) || !(b & y)) continue;
+      r |= smaller ? std::min(x, y) : std::max(x, y);  // kNeg < kZero < kPos
+    }
+  return r;
+}
+
 // A sum of `terms` >= 1 values each of signs s (adding once more changes nothing).
 Signs sumSigns(Signs s, double terms) { return terms <= 1 ? s : addSigns(s, s); }
 
@@ -138,9 +149,20 @@ struct Analysis {
           break;
         }
         // x * sigmoid(x) and x * Phi(x): the second factor is positive, so
-        // the sign is the argument's.
+        // the sign is the argument's; so is tanh's.
         case OpKind::Silu:
-        case OpKind::Gelu: s = at(op.inputs[0]); break;
+        case OpKind::Gelu:
+        case OpKind::Tanh: s = at(op.inputs[0]); break;
+        case OpKind::Neg: s = negSigns(at(op.inputs[0])); break;
+        case OpKind::Abs: {
+          Signs a = at(op.inputs[0]);
+          s = static_cast<Signs>(((a & (kNeg | kPos)) ? kPos : 0) | (a & kZero));
+          break;
+        }
+        case OpKind::Sigmoid: s = kPos; break;
+        case OpKind::Log: s = kAny; break;  // log of a positive value: any sign
+        case OpKind::Maximum: s = extremeSigns(at(op.inputs[0]), at(op.inputs[1]), false); break;
+        case OpKind::Minimum: s = extremeSigns(at(op.inputs[0]), at(op.inputs[1]), true); break;
         case OpKind::ReduceSum: {
           const ir::Shape& a = g.value(op.inputs[0]).shape;
           s = sumSigns(at(op.inputs[0]), static_cast<double>(a[static_cast<size_t>(op.dim)] / op.size));
@@ -296,7 +318,10 @@ struct Builder {
         case OpKind::Square:
         case OpKind::Sqrt:    // sqrt(u) != 0 iff u != 0, given u >= 0
         case OpKind::Silu:    // x * sigmoid(x) != 0 iff x != 0
-        case OpKind::Gelu: return {{in(0), Cond::NonZero}};
+        case OpKind::Gelu:
+        case OpKind::Neg:
+        case OpKind::Abs:
+        case OpKind::Tanh: return {{in(0), Cond::NonZero}};
         case OpKind::Relu: return {{in(0), Cond::Positive}};  // relu(x) != 0 iff x > 0
         case OpKind::Accum:
           if (op.accumOp == ir::AccumOp::Sum && an.parent.at(s.graph).kernel->config.forloop == 1)
@@ -311,6 +336,10 @@ struct Builder {
         case OpKind::Sub:
         case OpKind::Exp:
         case OpKind::Rsqrt:
+        case OpKind::Sigmoid:  // positive by sign
+        case OpKind::Log:      // log(x) != 0 iff x != 1: not decomposed
+        case OpKind::Maximum:
+        case OpKind::Minimum:
         MIRAGE_CASES_REDUCTION
         MIRAGE_CASES_LAYOUT
         MIRAGE_CASES_PROGRAM_LAYOUT  // above: reshape passes through, slice and concat decompose
@@ -326,7 +355,11 @@ struct Builder {
       case OpKind::Add:
       case OpKind::Mul:
       case OpKind::Div:
-      case OpKind::Matmul: return {{in(0), Cond::NonNeg}, {in(1), Cond::NonNeg}};
+      case OpKind::Matmul:
+      case OpKind::Minimum: return {{in(0), Cond::NonNeg}, {in(1), Cond::NonNeg}};
+      // maximum(a, b) >= 0 when either is: a conjunction cannot say so, and
+      // asking for a alone would be a needless obligation. By sign only.
+      case OpKind::Maximum: return {};
       case OpKind::ReduceSum:
       case OpKind::ReduceMean:
       case OpKind::ReduceMax:
@@ -335,7 +368,7 @@ struct Builder {
       case OpKind::Input:
       case OpKind::Const:
       case OpKind::Sub:
-      MIRAGE_CASES_UNARY  // non-negative results show by sign (exp, square, sqrt, ...)
+      MIRAGE_CASES_UNARY  // non-negative results show by sign (exp, square, sqrt, abs, ...)
       MIRAGE_CASES_LAYOUT
       MIRAGE_CASES_PROGRAM_LAYOUT  // above
       MIRAGE_CASES_PROGRAM
@@ -398,7 +431,10 @@ struct Builder {
       case OpKind::Square:
       case OpKind::Sqrt:
       case OpKind::Silu:
-      case OpKind::Gelu: fact(in(0), Cond::NonZero, depth + 1); break;
+      case OpKind::Gelu:
+      case OpKind::Neg:
+      case OpKind::Abs:
+      case OpKind::Tanh: fact(in(0), Cond::NonZero, depth + 1); break;
       case OpKind::Relu: fact(in(0), Cond::Positive, depth + 1); break;
       // Every element of every operand is an element of the concat; a slice
       // says nothing about the elements it leaves out.
@@ -415,6 +451,10 @@ struct Builder {
       case OpKind::Sub:
       case OpKind::Exp:
       case OpKind::Rsqrt:
+      case OpKind::Sigmoid:
+      case OpKind::Log:
+      case OpKind::Maximum:
+      case OpKind::Minimum:
       MIRAGE_CASES_REDUCTION
       MIRAGE_CASES_LAYOUT
       MIRAGE_CASES_PROGRAM
