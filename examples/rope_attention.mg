@@ -12,9 +12,9 @@ graph rope_attention {
   Sq = input f16[1, 1, 64]
   Ck = input f16[1, 64, 128]     # cos and sin of every key position
   Sk = input f16[1, 64, 128]
-  Rq = concat(mul(slice(Q, dim=2, start=32, end=64), -1), slice(Q, dim=2, start=0, end=32), dim=2)
+  Rq = concat(neg(slice(Q, dim=2, start=32, end=64)), slice(Q, dim=2, start=0, end=32), dim=2)
   Qr = add(mul(Q, Cq), mul(Rq, Sq))
-  Rk = concat(mul(slice(Kt, dim=1, start=32, end=64), -1), slice(Kt, dim=1, start=0, end=32), dim=1)
+  Rk = concat(neg(slice(Kt, dim=1, start=32, end=64)), slice(Kt, dim=1, start=0, end=32), dim=1)
   Kr = add(mul(Kt, Ck), mul(Rk, Sk))
   S = mul(matmul(Qr, Kr), 0.125)
   P = softmax(S, dim=-1)
