@@ -201,6 +201,8 @@ bool searchOrCache(Run& run) {
     return true;
   }
 
+  if (usesRegions(run)) return searchByRegions(run, budget, cost, vopt);
+
   verify::Verifier verifier(run.program, vopt);
   search::Options sopt;
   sopt.limits = opt.limits;
@@ -345,6 +347,7 @@ json reportJson(const Run& run) {
                  {"timed_out", s.timedOut},
                  {"exhausted", s.exhausted}};
   if (!s.firstRejection.empty()) j["search"]["first_rejection"] = s.firstRejection;
+  if (!run.regionsReport.is_null()) j["regions"] = run.regionsReport;
   json cands = json::array();
   for (size_t i = 0; i < run.result.candidates.size(); ++i) {
     const search::Candidate& c = run.result.candidates[i];

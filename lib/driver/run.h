@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -16,6 +17,7 @@
 #include "mirage/driver/gpu_timer.h"
 #include "mirage/driver/numerics.h"
 #include "mirage/search/search.h"
+#include "mirage/verify/verifier.h"
 
 namespace mirage::driver {
 
@@ -69,6 +71,7 @@ struct Run {
   int chosen = -1;
   std::string reason;
   std::string failure;  // why no candidate could be chosen
+  nlohmann::json regionsReport;  // the report's "regions" (null when searched whole)
 
   void note(const std::string& msg) const;
   void error(const std::string& msg) const;
@@ -89,6 +92,20 @@ bool hopperByDefault(const Run& run);
 // check goes: runs the check on first call (and notes a rejection). The
 // input program itself, and with --no-search the input as given, need none.
 bool passesNumerics(Run& run, size_t i);
+
+// Regions (regions.cpp, docs/search.md "Regions"): a program of more than
+// kRegionThresholdOps operators (shorthands expanded) that holds no custom
+// kernel and that the cut rule splits is searched region by region, regions
+// of at most kRegionMaxOps operators, each for up to kRegionSearchSeconds.
+inline constexpr int kRegionThresholdOps = 20;
+inline constexpr int kRegionMaxOps = 8;
+inline constexpr double kRegionSearchSeconds = 5;
+inline constexpr double kRegionQuietSeconds = 1.5;  // see searchByRegions
+bool usesRegions(const Run& run);
+// Fills run.result with the input (candidate 0) and, when it is verified,
+// the stitched program; run.regionsReport with the regions and their times.
+bool searchByRegions(Run& run, double budget, const std::function<double(const ir::Graph&)>& cost,
+                     const verify::Options& vopt);
 
 // Chooses run.chosen among run.result.candidates: by GPU measurement when
 // run.gpu is set, else by the cost model. False (run.failure says why) when

@@ -512,14 +512,8 @@ class RegionSearcher {
     std::vector<Region> regions = splitRegions(program_, cuts, error);
     if (regions.empty()) return false;
     std::vector<std::string> texts;
-    std::vector<size_t> todo;  // indices of regions whose text is new
-    for (size_t k = 0; k < regions.size(); ++k) {
-      texts.push_back(ir::printGraph(regions[k].program));
-      if (!memo_.count(texts[k]) &&
-          std::none_of(todo.begin(), todo.end(), [&](size_t j) { return texts[j] == texts[k]; }))
-        todo.push_back(k);
-    }
-    runAll(regions, texts, todo);
+    for (const Region& r : regions) texts.push_back(ir::printGraph(r.program));
+    searchAll({cuts});
     std::vector<const ir::Graph*> bests;
     timings->clear();
     for (size_t k = 0; k < regions.size(); ++k) {
@@ -545,6 +539,25 @@ class RegionSearcher {
 
   Stats stats() const { return stats_; }
 
+  // Searches, side by side, every region text of these partitions that has
+  // not been searched yet.
+  void searchAll(const std::vector<Cuts>& partitions) {
+    std::vector<Region> regions;
+    std::vector<std::string> texts;
+    for (const Cuts& c : partitions) {
+      std::string error;
+      for (Region& r : splitRegions(program_, c, &error)) {
+        std::string t = ir::printGraph(r.program);
+        if (memo_.count(t) || std::find(texts.begin(), texts.end(), t) != texts.end()) continue;
+        texts.push_back(std::move(t));
+        regions.push_back(std::move(r));
+      }
+    }
+    std::vector<size_t> todo;
+    for (size_t k = 0; k < regions.size(); ++k) todo.push_back(k);
+    runAll(regions, texts, todo);
+  }
+
  private:
   void runAll(const std::vector<Region>& regions, const std::vector<std::string>& texts,
               const std::vector<size_t>& todo) {
@@ -565,7 +578,8 @@ class RegionSearcher {
       for (size_t i; (i = next.fetch_add(1)) < todo.size();) {
         size_t k = todo[i];
         auto t0 = Clock::now();
-        Result r = search_(regions[k].program, seconds, jobsEach);
+        // One operator is one launch already: nothing to search.
+        Result r = regions[k].end - regions[k].begin > 1 ? search_(regions[k].program, seconds, jobsEach) : Result{};
         Searched s;
         s.seconds = since(t0);
         if (r.best >= 0 && static_cast<size_t>(r.best) < r.candidates.size()) {
@@ -578,7 +592,7 @@ class RegionSearcher {
           s.best = regions[k].program;
           s.costUs = opt_.cost(s.best);
           s.kernels = ir::countKernels(s.best);
-          s.origin = "input";
+          s.origin = regions[k].end - regions[k].begin > 1 ? "input" : "input (one operator)";
         }
         std::lock_guard lock(mu);
         if (opt_.log)
@@ -623,37 +637,41 @@ RegionsResult searchRegions(const ir::Graph& program, const RegionSearch& search
   std::sort(order.begin(), order.end());
   int tried = 0;
   for (auto [negCost, j] : order) {
-    if (tried++ >= options.cutMoves) break;
-    for (int d = 1; d <= options.moveDistance; ++d) {
+    if (tried++ >= options.cutMoves || searcher.secondsLeft() < options.secondsPerRegion) break;
+    // Every neighbouring position of cut j that keeps its two regions
+    // within maxOps; their new regions are searched side by side.
+    std::vector<Cuts> moves;
+    for (int d = 1; d <= options.moveDistance; ++d)
       for (int sign : {-1, 1}) {
-        if (searcher.secondsLeft() < options.secondsPerRegion) break;
         Cuts c = out.cuts;
         int pos = c[static_cast<size_t>(j)] + sign * d;
         int lo = j > 0 ? c[static_cast<size_t>(j - 1)] : 0;
         int hi = static_cast<size_t>(j) + 1 < c.size() ? c[static_cast<size_t>(j + 1)] : n;
         if (pos <= lo || pos >= hi || !bs[static_cast<size_t>(pos - 1)].eligible) continue;
-        if (pos - lo > options.rule.maxOps + options.moveDistance ||
-            hi - pos > options.rule.maxOps + options.moveDistance)
-          continue;
+        if (pos - lo > options.rule.maxOps || hi - pos > options.rule.maxOps) continue;
         c[static_cast<size_t>(j)] = pos;
-        ir::Graph g;
-        double cost = 0;
-        std::vector<RegionTiming> timings;
-        std::vector<ir::Graph> bests;
-        std::string error;
-        ++out.movesTried;
-        if (!searcher.evaluate(c, &g, &cost, &timings, &bests, &error)) continue;
-        if (options.log)
-          options.log(fmt::format("cut {} moved to {}: {:.2f} us (was {:.2f} us)", out.cuts[static_cast<size_t>(j)],
-                                  pos, cost, out.costUs));
-        if (cost < out.costUs - 1e-9) {
-          ++out.movesKept;
-          out.cuts = c;
-          out.stitched = std::move(g);
-          out.costUs = cost;
-          out.regions = std::move(timings);
-          out.bests = std::move(bests);
-        }
+        moves.push_back(c);
+      }
+    searcher.searchAll(moves);
+    const int from = out.cuts[static_cast<size_t>(j)];
+    for (const Cuts& c : moves) {
+      ir::Graph g;
+      double cost = 0;
+      std::vector<RegionTiming> timings;
+      std::vector<ir::Graph> bests;
+      std::string error;
+      ++out.movesTried;
+      if (!searcher.evaluate(c, &g, &cost, &timings, &bests, &error)) continue;
+      if (options.log)
+        options.log(fmt::format("cut {} moved to {}: {:.2f} us (best so far {:.2f} us)", from,
+                                c[static_cast<size_t>(j)], cost, out.costUs));
+      if (cost < out.costUs - 1e-9) {
+        ++out.movesKept;
+        out.cuts = c;
+        out.stitched = std::move(g);
+        out.costUs = cost;
+        out.regions = std::move(timings);
+        out.bests = std::move(bests);
       }
     }
   }
