@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """Writes N chained copies of examples/decoder_layer.mg as one program.
 
-Usage: decoder_chain.py N > chain.mg
+Usage: decoder_chain.py [--distinct] N > chain.mg
 
 Layer k (1-based) has its own weights and KV cache (names suffixed _k) and
 reads the previous layer's output; the program's input is X and its output Y,
-as in the one-layer example. The shapes are the example's. Used for the
-regions measurements in docs/search.md (test/search/regions/ holds N = 2, 4).
+as in the one-layer example. The shapes are the example's; with --distinct
+the KV length and the MLP width change from layer to layer (so that no two
+layers give the same regions, which mirage-opt would search once). Used for
+the regions measurements in docs/search.md (test/search/regions/ holds
+N = 2 and 4 of both kinds).
 """
 import sys
 
@@ -23,20 +26,25 @@ LAYER = """\
 
 INPUTS = """\
   Wq_{k} = input f16[1, 8, 512, 64]
-  K_{k} = input f16[8, 8, 64, 1024]
-  V_{k} = input f16[8, 8, 1024, 64]
+  K_{k} = input f16[8, 8, 64, {kv}]
+  V_{k} = input f16[8, 8, {kv}, 64]
   Wo_{k} = input f16[1, 8, 64, 512]
-  Wg_{k} = input f16[1, 1, 512, 1408]
-  Wu_{k} = input f16[1, 1, 512, 1408]
-  Wd_{k} = input f16[1, 1, 1408, 512]
+  Wg_{k} = input f16[1, 1, 512, {mlp}]
+  Wu_{k} = input f16[1, 1, 512, {mlp}]
+  Wd_{k} = input f16[1, 1, {mlp}, 512]
 """
 
+KV = [1024, 512, 2048, 1536]
+MLP = [1408, 1024, 1536, 2048]
 
-def chain(n):
-    out = [f"# {n} chained decoder layers (scripts/decoder_chain.py {n}).",
+
+def chain(n, distinct):
+    flag = "--distinct " if distinct else ""
+    out = [f"# {n} chained decoder layers (scripts/decoder_chain.py {flag}{n}).",
            f"graph decoder_{n} {{", "  X = input f16[8, 1, 1, 512]"]
     for k in range(1, n + 1):
-        out.append(INPUTS.format(k=k).rstrip("\n"))
+        i = (k - 1) % len(KV) if distinct else 0
+        out.append(INPUTS.format(k=k, kv=KV[i], mlp=MLP[i]).rstrip("\n"))
     for k in range(1, n + 1):
         x = "X" if k == 1 else f"Y_{k - 1}"
         y = "Y" if k == n else f"Y_{k}"
@@ -46,6 +54,9 @@ def chain(n):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2 or not sys.argv[1].isdigit() or int(sys.argv[1]) < 1:
-        sys.exit("usage: decoder_chain.py N > chain.mg  (N >= 1)")
-    sys.stdout.write(chain(int(sys.argv[1])))
+    args = sys.argv[1:]
+    distinct = "--distinct" in args
+    args = [a for a in args if a != "--distinct"]
+    if len(args) != 1 or not args[0].isdigit() or int(args[0]) < 1:
+        sys.exit("usage: decoder_chain.py [--distinct] N > chain.mg  (N >= 1)")
+    sys.stdout.write(chain(int(args[0]), distinct))
