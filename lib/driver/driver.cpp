@@ -210,6 +210,21 @@ bool searchOrCache(Run& run) {
   sopt.jobs = jobsFor(opt);
   sopt.seed = opt.seed;
   sopt.cost = cost;
+  // The same model's lower bounds, from its own formula (branch and bound).
+  sopt.kernelFloor = [&run](const search::KernelFloor& f) {
+    thread_local backend::KernelFloor b;  // called per search state: keep the vector's storage
+    b.blocks = f.blocks;
+    b.forloop = f.forloop;
+    b.dramBytes = f.dramBytes;
+    b.blockLoadBytes = f.blockLoadBytes;
+    b.blockSmemBytes = f.blockSmemBytes;
+    b.smemPerBlock = f.smemPerBlock;
+    b.blockMatmulFlops = f.blockMatmulFlops;
+    b.tensorCores = f.tensorCores;
+    b.blockElements.assign(f.blockElements.begin(), f.blockElements.end());
+    return backend::kernelFloorUs(b, run.arch);
+  };
+  sopt.launchesFloor = [&run](int launches, double bytes) { return backend::launchesFloorUs(launches, bytes, run.arch); };
   std::mutex mu;
   sopt.onProgress = [&](const search::Stats& s) {
     std::lock_guard lock(mu);
@@ -343,8 +358,14 @@ json reportJson(const Run& run) {
                  {"seconds_to_first", s.secondsToFirst},
                  {"seconds_to_best", s.secondsToBest},
                  {"timed_out", s.timedOut},
-                 {"exhausted", s.exhausted}};
+                 {"exhausted", s.exhausted},
+                 {"pruned_by_bound", s.prunedByBound},
+                 {"items_pruned_by_bound", s.itemsPrunedByBound},
+                 {"bound_violations", s.boundViolations},
+                 {"complete", s.complete},
+                 {"ended_by", s.endedBy}};
   if (!s.firstRejection.empty()) j["search"]["first_rejection"] = s.firstRejection;
+  if (!s.firstBoundViolation.empty()) j["search"]["first_bound_violation"] = s.firstBoundViolation;
   json cands = json::array();
   for (size_t i = 0; i < run.result.candidates.size(); ++i) {
     const search::Candidate& c = run.result.candidates[i];
