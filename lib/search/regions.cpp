@@ -512,8 +512,18 @@ void addStats(Stats& to, const Stats& s) {
   to.rejectedUndefined += s.rejectedUndefined;
   to.rejectedUnguarded += s.rejectedUnguarded;
   to.verified += s.verified;
+  to.prunedByBound += s.prunedByBound;
+  to.itemsPrunedByBound += s.itemsPrunedByBound;
+  to.boundViolations += s.boundViolations;
+  if (to.firstBoundViolation.empty()) to.firstBoundViolation = s.firstBoundViolation;
   to.timedOut = to.timedOut || s.timedOut;
   to.exhausted = to.exhausted && s.exhausted;
+  to.complete = to.complete && s.complete;
+  // The least conclusive way any region's search ended.
+  auto rank = [](const std::string& e) {
+    return e == "exhausted" ? 0 : e == "bound" ? 1 : e == "cancelled" ? 2 : e == "time_limit" ? 3 : -1;
+  };
+  if (rank(s.endedBy) > rank(to.endedBy)) to.endedBy = s.endedBy;
   if (to.firstRejection.empty()) to.firstRejection = s.firstRejection;
 }
 
@@ -522,6 +532,7 @@ class RegionSearcher {
   RegionSearcher(const ir::Graph& program, const RegionSearch& search, const RegionOptions& opt)
       : program_(program), search_(search), opt_(opt) {
     stats_.exhausted = true;
+    stats_.complete = true;
   }
 
   double secondsLeft() const {
