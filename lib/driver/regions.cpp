@@ -73,7 +73,7 @@ bool searchByRegions(Run& run, double budget, const std::function<double(const i
   search::Limits limits = opt.limits;
   if (run.arch.smemBytesPerBlock > 0) limits.smemBytesPerBlock = run.arch.smemBytesPerBlock;
   std::mutex mu;
-  int hits = 0;
+  int hits = 0, calls = 0;  // region searches asked for (distinct texts), and how many the cache answered
   auto log = [&](const std::string& s) {
     if (opt.verbosity > 0) run.note(s);
   };
@@ -99,6 +99,10 @@ bool searchByRegions(Run& run, double budget, const std::function<double(const i
     verify::Options rv = vopt;
     rv.threads = jobs;
     std::string key = cacheKey(region, limits, keyNote);
+    {
+      std::lock_guard lock(mu);
+      ++calls;
+    }
     if (!opt.noCache)
       if (auto r = cachedRegion(dir, key, region, cost, rv)) {
         std::lock_guard lock(mu);
@@ -203,6 +207,7 @@ bool searchByRegions(Run& run, double budget, const std::function<double(const i
                        {"initial_cuts", rr.initialCuts},
                        {"moves_tried", rr.movesTried},
                        {"moves_kept", rr.movesKept},
+                       {"region_searches", calls},
                        {"cache_hits", hits},
                        {"search_seconds", searchSeconds},
                        {"seconds", result.stats.seconds},
