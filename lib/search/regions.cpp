@@ -598,19 +598,19 @@ class RegionSearcher {
     if (todo.empty()) return;
     int workers = std::max(1, std::min<int>(opt_.jobs, static_cast<int>(todo.size())));
     int jobsEach = std::max(1, opt_.jobs / workers);
-    // Each region gets its own limit, shortened so that all of them end by
-    // the deadline when they run `workers` at a time.
-    double seconds = opt_.secondsPerRegion;
-    double left = secondsLeft();
-    if (left < std::numeric_limits<double>::infinity()) {
-      double rounds = std::ceil(static_cast<double>(todo.size()) / workers);
-      seconds = std::max(0.05, std::min(seconds, left / rounds));
-    }
+    // Each region gets its own limit, cut to what is left of the deadline
+    // when it starts (a region that completes early leaves its thread to the
+    // next); the largest regions start first.
+    std::vector<size_t> order = todo;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return regions[a].end - regions[a].begin > regions[b].end - regions[b].begin;
+    });
     std::atomic<size_t> next{0};
     std::mutex mu;
     auto work = [&] {
-      for (size_t i; (i = next.fetch_add(1)) < todo.size();) {
-        size_t k = todo[i];
+      for (size_t i; (i = next.fetch_add(1)) < order.size();) {
+        size_t k = order[i];
+        double seconds = std::max(0.05, std::min(opt_.secondsPerRegion, secondsLeft()));
         auto t0 = Clock::now();
         // One operator is one launch already: nothing to search.
         Result r = regions[k].end - regions[k].begin > 1 ? search_(regions[k].program, seconds, jobsEach) : Result{};
