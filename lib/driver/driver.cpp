@@ -223,7 +223,7 @@ bool searchOrCache(Run& run) {
     return true;
   }
 
-  if (usesRegions(run)) return searchByRegions(run, budget, cost, vopt);
+  if (usesRegions(run) && searchByRegions(run, budget, cost, vopt)) return true;
 
   verify::Verifier verifier(run.program, vopt);
   search::Options sopt;

@@ -140,6 +140,10 @@ bool searchByRegions(Run& run, double budget, const std::function<double(const i
 
   search::RegionsResult rr = search::searchRegions(run.program, hook, ro);
   double searchSeconds = since(start);
+  if (!rr.error.empty()) {
+    run.note(fmt::format("regions: {}; searching the program whole", rr.error));
+    return false;
+  }
 
   search::Result result;
   search::Candidate input;
@@ -151,9 +155,9 @@ bool searchByRegions(Run& run, double budget, const std::function<double(const i
   result.candidates.push_back(std::move(input));
   result.stats = rr.stats;
 
-  std::string how = "not stitched: " + rr.error;
+  std::string how;
   double verifySeconds = 0;
-  if (rr.error.empty()) {
+  {
     verify::Verifier whole(run.program, vopt);
     verify::Cancel cancel;
     if (opt.timeLimitSeconds > 0)

@@ -107,6 +107,8 @@ inline constexpr double kRegionQuietSeconds = 1.5;  // see searchByRegions
 bool usesRegions(const Run& run);
 // Fills run.result with the input (candidate 0) and, when it is verified,
 // the stitched program; run.regionsReport with the regions and their times.
+// False (with a note) when the program could not be split or stitched: the
+// caller then searches it whole.
 bool searchByRegions(Run& run, double budget, const std::function<double(const ir::Graph&)>& cost,
                      const verify::Options& vopt);
 

@@ -81,7 +81,8 @@ def main():
     want = layer(t)
     err = np.abs(got - want).max() / np.abs(want).max()
     regions = rep.get("regions", {})
-    print(f"mirage-opt: {took:.1f} s, {launches} launches, {regions.get('count')} regions "
+    print(f"mirage-opt: {took:.1f} s, {launches} launches, {regions.get('count')} regions, "
+          f"{regions.get('moves_kept')} of {regions.get('moves_tried')} cut moves kept "
           f"({regions.get('verification')}); CPU shim error {err:.2e} (largest |Y| {np.abs(want).max():.2f})")
     ok = True
     if not np.all(np.isfinite(got)):
