@@ -95,7 +95,7 @@ bool chooseDevice(Run& run, CandidateTimer* injected) {
 }
 
 double searchBudget(const Run& run) {
-  if (run.opt.timeLimitSeconds <= 0) return kDefaultSearchSeconds;
+  if (run.opt.timeLimitSeconds <= 0) return kDefaultSearchSeconds;  // a ceiling: completion ends the search first
   // Leave a quarter of the limit (at least 0.3 s) for lowering and writing,
   // and with a GPU 40% (measuring a candidate takes a second or two).
   double left = run.opt.timeLimitSeconds - since(run.start);
@@ -110,8 +110,9 @@ int jobsFor(const Options& opt) {
 
 void progressLine(const Run& run, const search::Stats& s) {
   if (run.opt.verbosity < 0) return;
-  run.err << fmt::format("mirage-opt: {:.0f}s: {} states, {} pruned, {} verified, best {}\n", s.seconds, s.states,
-                         s.pruned, s.verified, s.bestCost >= 0 ? fmt::format("{:.2f} us", s.bestCost) : "none");
+  run.err << fmt::format("mirage-opt: {:.0f}s: {} states, {} pruned, {} by bound, {} verified, best {}\n", s.seconds,
+                         s.states, s.pruned, s.prunedByBound, s.verified,
+                         s.bestCost >= 0 ? fmt::format("{:.2f} us", s.bestCost) : "none");
 }
 
 }  // namespace
@@ -250,7 +251,11 @@ bool searchOrCache(Run& run) {
   run.note(fmt::format("search: {} states, {} pruned, {} templates, {} verified ({} rejected by the pre-check, {} by "
                        "the full check, {} dominated, {} unverified) in {:.2f}s{}",
                        s.states, s.pruned, s.templates, s.verified, s.precheckFailed, s.checkFailed, s.dominated,
-                       s.unverified, s.seconds, s.timedOut ? " (time limit)" : ""));
+                       s.unverified, s.seconds,
+                       s.complete ? fmt::format(", complete ({})", s.endedBy) : fmt::format(" ({})", s.endedBy)));
+  if (s.boundViolations > 0)
+    run.note(fmt::format("internal: {} templates cost less than their lower bound; the first: {}", s.boundViolations,
+                         s.firstBoundViolation));
   if (!opt.noCache) {
     std::string e = storeCache(dir, key, run.result);
     if (!e.empty() && opt.verbosity > 0) run.note(fmt::format("cache not written: {}", e));

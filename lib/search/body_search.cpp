@@ -246,14 +246,13 @@ class BodySearch {
   // result's front.
   bool overBound() {
     if (!bounding_) return false;
-    const double threshold = ctx_.threshold();
-    if (!(threshold < std::numeric_limits<double>::infinity())) return false;
+    if (!ctx_.canBeBeaten()) return false;
     const double base = ctx_.closedFloorUs + futureUs_;
     // Extent choices cheapest first by their tiles alone: once that is
     // too much, so is every later one; else add this body's operators.
     for (const FloorPoint& p : floorPoints()) {
-      if (base + p.us >= threshold) return true;
-      if (base + withOperators(p) < threshold) return false;
+      if (ctx_.beaten(base + p.us)) return true;
+      if (!ctx_.beaten(base + withOperators(p))) return false;
     }
     return true;
   }
@@ -1289,7 +1288,7 @@ class BodySearch {
       for (size_t s = 0; s < infos.size(); ++s) saves.push_back({infos[s].labels, keepF32 ? 4 : bytes});
       for (const SaveInfo& info : maxInfos) saves.push_back({info.labels, 4});
       ctx_.closedFloorUs += kernelFloorUs(ctx_, plan_, cfg_.grid, cfg_.loop, maskTensors(tileMask_), saves, partial);
-      if (bounding_ && ctx_.closedFloorUs + futureUs_ >= ctx_.threshold()) {
+      if (bounding_ && ctx_.beaten(ctx_.closedFloorUs + futureUs_)) {
         ++ctx_.stats.prunedByBound;
         ctx_.closedFloorUs = closedBefore;
         return;

@@ -284,8 +284,10 @@ class Engine {
       seq = 0;
       const Item& it = items_[static_cast<size_t>(item)];
       // k launches that cost more than a verified candidate with at most k
-      // launches: no plan of this item can be on the front.
-      if (launchesFloor_ && launchesFloor_(it.kernels, ioBytes_) >= threshold(it.kernels)) {
+      // launches, or at least as much as one with fewer: no plan of this
+      // item can be on the front (Context::beaten).
+      if (launchesFloor_ && (launchesFloor_(it.kernels, ioBytes_) > threshold(it.kernels) ||
+                             launchesFloor_(it.kernels, ioBytes_) >= threshold(it.kernels - 1))) {
         std::lock_guard lock(mu_);
         ++total_.itemsPrunedByBound;
         continue;

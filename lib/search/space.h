@@ -198,8 +198,7 @@ struct Context {
 
   // Branch and bound (docs/search.md, "Bounds"). `bestAtMost[k]` is the
   // lowest cost of a verified candidate with at most k launches (infinity
-  // when none): a plan of `planKernels` kernels whose lower bound exceeds
-  // it cannot be on the result's front. Empty kernelFloor: no bounding.
+  // when none); see beaten(). Empty kernelFloor: no bounding.
   std::function<double(const KernelFloor&)> kernelFloor;
   std::function<double(int, double)> launchesFloor;
   const std::atomic<double>* bestAtMost = nullptr;
@@ -207,9 +206,18 @@ struct Context {
   double closedFloorUs = 0;
   std::vector<char> neededInput;  // per program input: some output depends on it  // lower bounds of the kernels the current plan has closed
   std::unordered_map<std::string, std::vector<struct FloorPoint>> floorMemo;  // by configuration, tiles and saves
-  double threshold() const {
-    return bestAtMost ? bestAtMost[planKernels].load(std::memory_order_relaxed)
-                      : std::numeric_limits<double>::infinity();
+  // Every completion of a plan of planKernels kernels with lower bound
+  // `floor` is dominated strictly by a verified candidate: one with at
+  // most as many launches is faster, or one with fewer is at least as
+  // fast. A completion exactly as fast with as many launches is kept: the
+  // text decides which of those wins, and it must not depend on timing.
+  bool beaten(double floor) const {
+    if (!bestAtMost) return false;
+    return floor > bestAtMost[planKernels].load(std::memory_order_relaxed) ||
+           (planKernels > 0 && floor >= bestAtMost[planKernels - 1].load(std::memory_order_relaxed));
+  }
+  bool canBeBeaten() const {
+    return bestAtMost && bestAtMost[planKernels].load(std::memory_order_relaxed) < std::numeric_limits<double>::infinity();
   }
 
   bool prune(ExprId e);                // true when e is a subexpression of no target
