@@ -16,6 +16,7 @@
 #include "mirage/driver/driver.h"
 #include "mirage/driver/gpu_timer.h"
 #include "mirage/driver/numerics.h"
+#include "mirage/driver/progress.h"
 #include "mirage/search/search.h"
 #include "mirage/verify/verifier.h"
 
@@ -72,6 +73,9 @@ struct Run {
   std::string reason;
   std::string failure;  // why no candidate could be chosen
   nlohmann::json regionsReport;  // the report's "regions" (null when searched whole)
+  // The search's status line while the search runs (null otherwise): every
+  // message erases it first, so that none is appended to it on a terminal.
+  ProgressLine* progress = nullptr;
 
   void note(const std::string& msg) const;
   void error(const std::string& msg) const;
