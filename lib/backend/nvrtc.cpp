@@ -28,7 +28,11 @@ struct Compiler::Entry {
 
 namespace {
 
-constexpr std::string_view kDiskMagic = "mirage-nvrtc-cache 1\n";
+constexpr std::string_view kDiskMagic = "mirage-nvrtc-cache 2\n";
+// The last field of an entry: a file cut short anywhere (a crash before the
+// rename reached the disk, a damaged network file system) lacks it and is a
+// miss. Entries are renamed into place whole, so readers need no lock.
+constexpr std::string_view kDiskEnd = "end of entry";
 
 uint64_t fnv1a(const std::string& text, uint64_t basis, uint64_t prime) {
   uint64_t h = basis;
@@ -266,6 +270,8 @@ bool Compiler::loadFromDisk(const std::string& hash, const std::string& key,
     if (!readField(in, &name) || !readField(in, &lowered)) return false;
     r.loweredNames[name] = lowered;
   }
+  std::string end;
+  if (!readField(in, &end) || end != kDiskEnd) return false;
   r.ok = true;
   *result = std::move(r);
   return true;
@@ -278,7 +284,16 @@ void Compiler::storeToDisk(const std::string& hash, const std::string& key,
   fs::create_directories(options_.cacheDir, ec);
   fs::path final = fs::path(options_.cacheDir) / (hash + ".nvrtc");
   fs::path temp = final;
-  temp += fmt::format(".tmp{}.{}", ::getpid(), std::hash<std::thread::id>{}(std::this_thread::get_id()));
+  // Unique across threads, processes and machines sharing the directory
+  // (pids repeat across hosts): the host name, the pid, the thread and a
+  // per-process counter.
+  static std::atomic<uint64_t> counter{0};
+  char host[64] = {0};
+  if (::gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+  for (char* c = host; *c; ++c)
+    if (*c == '/') *c = '_';
+  temp += fmt::format(".tmp.{}.{}.{:x}.{}", host, ::getpid(),
+                      std::hash<std::thread::id>{}(std::this_thread::get_id()) & 0xffffff, counter.fetch_add(1));
   {
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
     if (!out) return;  // an unwritable cache directory only costs recompiles
@@ -292,6 +307,7 @@ void Compiler::storeToDisk(const std::string& hash, const std::string& key,
       writeField(out, name);
       writeField(out, lowered);
     }
+    writeField(out, std::string(kDiskEnd));
     if (!out.flush()) {
       out.close();
       fs::remove(temp, ec);

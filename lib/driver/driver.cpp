@@ -109,10 +109,11 @@ int jobsFor(const Options& opt) {
 }
 
 void progressLine(const Run& run, const search::Stats& s) {
-  if (run.opt.verbosity < 0) return;
-  run.err << fmt::format("mirage-opt: {:.0f}s: {} states, {} pruned, {} by bound, {} verified, best {}\n", s.seconds,
-                         s.states, s.pruned, s.prunedByBound, s.verified,
-                         s.bestCost >= 0 ? fmt::format("{:.2f} us", s.bestCost) : "none");
+  if (run.opt.verbosity < 0 || !run.progress) return;
+  run.progress->update(fmt::format("mirage-opt: {:.0f}s: {} states, {} pruned, {} by bound, {} verified, best {}",
+                                   s.seconds, s.states, s.pruned, s.prunedByBound, s.verified,
+                                   s.bestCost >= 0 ? fmt::format("{:.2f} us", s.bestCost) : "none"),
+                       s.seconds);
 }
 
 // Takes a cache entry as run.result after checking it again: every stored
@@ -133,6 +134,10 @@ bool useCacheHit(Run& run, const CachedResult& hit, const std::function<double(c
       run.note("ignoring a damaged cache entry");
       return false;
     }
+    // The key leaves the graph's name out (cache.cpp): an entry may come
+    // from the same program under another name, whose candidates take this
+    // one's (it names the written kernel's entry point).
+    g->name = run.program.name;
     verify::Verdict v = verifier.check(*g, cancel);
     if (v.cancelled) {
       run.note(fmt::format("the time limit stopped re-verifying the cached candidates; {} of {} kept", r.candidates.size(),
@@ -236,7 +241,13 @@ bool searchOrCache(Run& run) {
       std::lock_guard lock(mu);
       run.note(fmt::format("verified a candidate: {} kernel(s), {:.2f} us ({})", c.kernels, c.cost, c.origin));
     };
+  int width = 0;
+  bool terminal = stderrIsTerminal(run.err, &width);
+  ProgressLine progress(run.err, terminal, /*logInterval=*/5.0, width);
+  run.progress = &progress;
   run.result = search::runSearch(run.program, verifier, sopt);
+  progress.finish();
+  run.progress = nullptr;
   const search::Stats& s = run.result.stats;
   run.note(fmt::format("search: {} states, {} pruned, {} templates, {} verified ({} rejected by the pre-check, {} by "
                        "the full check, {} dominated, {} unverified) in {:.2f}s{}",
@@ -477,10 +488,15 @@ std::string cacheDirectory(const Options& options) {
 }
 
 void Run::note(const std::string& msg) const {
-  if (opt.verbosity >= 0) err << "mirage-opt: " << msg << "\n";
+  if (opt.verbosity < 0) return;
+  if (progress) progress->clear();
+  err << "mirage-opt: " << msg << "\n";
 }
 
-void Run::error(const std::string& msg) const { err << "mirage-opt: error: " << msg << "\n"; }
+void Run::error(const std::string& msg) const {
+  if (progress) progress->clear();
+  err << "mirage-opt: error: " << msg << "\n";
+}
 
 double Run::secondsLeft() const {
   return opt.timeLimitSeconds > 0 ? opt.timeLimitSeconds - since(start) : 1e300;

@@ -15,6 +15,7 @@
 #include "mirage/driver/driver.h"
 #include "mirage/driver/gpu_timer.h"
 #include "mirage/driver/numerics.h"
+#include "mirage/driver/progress.h"
 #include "mirage/search/search.h"
 
 namespace mirage::driver {
@@ -69,6 +70,9 @@ struct Run {
   int chosen = -1;
   std::string reason;
   std::string failure;  // why no candidate could be chosen
+  // The search's status line while the search runs (null otherwise): every
+  // message erases it first, so that none is appended to it on a terminal.
+  ProgressLine* progress = nullptr;
 
   void note(const std::string& msg) const;
   void error(const std::string& msg) const;

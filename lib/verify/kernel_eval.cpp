@@ -85,7 +85,8 @@ void allocate(FTensor& t, const ir::Shape& shape, Lanes l) {
 bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<FTensorPtr>& args,
                     const std::vector<char>& resultNeed, const Trial& trial, ThreadPool* pool,
                     std::vector<std::shared_ptr<FTensor>>& results,
-                    const std::vector<int>* watchSlots, std::vector<std::vector<u64>>* watched) {
+                    const std::vector<int>* watchSlots, std::vector<std::vector<u64>>* watched,
+                    const FullProductLookup* fullProduct) {
   const ir::Graph& body = *kernel.body;
   const ir::KernelConfig& cfg = kernel.config;
   std::vector<char> need = residueDemand(body, resultNeed);
@@ -145,6 +146,73 @@ bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<
       allocate(*results[static_cast<size_t>(op.resultIndex)],
                g.value(kernel.results[static_cast<size_t>(op.resultIndex)]).shape,
                lanes[static_cast<size_t>(op.inputs[0])]);
+
+  // The offset in its argument of a tile's view in block `block`, iteration
+  // `it` (mg-language.md: chunk i along a mapped grid dim, part `it` along
+  // the fmap dim).
+  auto tileOffset = [&](const ir::Op& tileOp, const ir::Shape& full, const ir::Shape& tile, const int64_t* block,
+                        int64_t it) {
+    std::vector<int64_t> off(full.size(), 0);
+    for (int gd = 0; gd < 3; ++gd) {
+      int d = tileOp.imap[static_cast<size_t>(gd)];
+      if (d >= 0) off[static_cast<size_t>(d)] += block[gd] * (full[static_cast<size_t>(d)] / cfg.grid[static_cast<size_t>(gd)]);
+    }
+    if (tileOp.fmap >= 0) off[static_cast<size_t>(tileOp.fmap)] += it * tile[static_cast<size_t>(tileOp.fmap)];
+    return off;
+  };
+
+  // Body matmuls that are slices of a program-level product already
+  // evaluated (see kernel_eval.h): both operands tiles of kernel arguments,
+  // of one rank without broadcasting, each taking the whole contraction dim.
+  // Which slice is decided per block and iteration below (the batch chunks
+  // of the two tiles must coincide); anything else is multiplied as usual.
+  std::vector<FTensorPtr> sliceOf(body.values.size());
+  if (fullProduct)
+    for (const ir::Op& op : body.ops) {
+      if (op.kind != OpKind::Matmul || after[static_cast<size_t>(op.results[0])]) continue;
+      const ir::Op& ta = body.producer(op.inputs[0]);
+      const ir::Op& tb = body.producer(op.inputs[1]);
+      if (ta.kind != OpKind::Tile || tb.kind != OpKind::Tile) continue;
+      int ka = argIndex[static_cast<size_t>(ta.inputs[0])], kb = argIndex[static_cast<size_t>(tb.inputs[0])];
+      if (ka < 0 || kb < 0) continue;
+      const ir::Shape& fa = args[static_cast<size_t>(ka)]->shape;
+      const ir::Shape& fb = args[static_cast<size_t>(kb)]->shape;
+      const ir::Shape& sa = body.value(op.inputs[0]).shape;
+      const ir::Shape& sb = body.value(op.inputs[1]).shape;
+      size_t r = fa.size();
+      if (r < 2 || fb.size() != r || sa.size() != r || sb.size() != r) continue;
+      bool ok = sa[r - 1] == fa[r - 1] && sb[r - 2] == fb[r - 2];
+      for (size_t d = 0; d + 2 < r; ++d) ok = ok && fa[d] == fb[d] && sa[d] == sb[d];
+      if (!ok) continue;
+      FTensorPtr full = (*fullProduct)(static_cast<size_t>(ka), static_cast<size_t>(kb));
+      if (!full) continue;
+      ir::Shape expect(fa.begin(), fa.end() - 2);
+      expect.push_back(fa[r - 2]);
+      expect.push_back(fb[r - 1]);
+      // The same lanes as multiplying would give (bodyLanes), or none.
+      const Lanes& l = lanes[static_cast<size_t>(op.results[0])];
+      if (full->shape != expect || (l.q && !full->hasQ()) || body.value(op.results[0]).shape.size() != r) continue;
+      sliceOf[static_cast<size_t>(op.results[0])] = std::move(full);
+    }
+  // The slice of `full` that matmul(tile a, tile b) is in this block and
+  // iteration, or false when the tiles' batch chunks differ (or a
+  // contraction offset is not 0: it never is for a whole dim).
+  auto productSlice = [&](const ir::Op& op, const int64_t* block, int64_t it, std::vector<int64_t>& off) {
+    const ir::Op& ta = body.producer(op.inputs[0]);
+    const ir::Op& tb = body.producer(op.inputs[1]);
+    const ir::Shape& fa = args[static_cast<size_t>(argIndex[static_cast<size_t>(ta.inputs[0])])]->shape;
+    const ir::Shape& fb = args[static_cast<size_t>(argIndex[static_cast<size_t>(tb.inputs[0])])]->shape;
+    std::vector<int64_t> oa = tileOffset(ta, fa, body.value(op.inputs[0]).shape, block, it);
+    std::vector<int64_t> ob = tileOffset(tb, fb, body.value(op.inputs[1]).shape, block, it);
+    size_t r = fa.size();
+    if (oa[r - 1] != 0 || ob[r - 2] != 0) return false;
+    for (size_t d = 0; d + 2 < r; ++d)
+      if (oa[d] != ob[d]) return false;
+    off.assign(oa.begin(), oa.end() - 2);
+    off.push_back(oa[r - 2]);  // rows of a
+    off.push_back(ob[r - 1]);  // columns of b
+    return true;
+  };
 
   const int64_t gx = cfg.grid[0], gy = cfg.grid[1];
   std::atomic<bool> zeroDivisor{false};
@@ -230,18 +298,22 @@ bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<
           if (op.kind == OpKind::Tile) {
             ValueId argValue = op.inputs[0];
             const FTensor& arg = *args[static_cast<size_t>(argIndex[static_cast<size_t>(argValue)])];
-            const ir::Shape& full = arg.shape;
             const ir::Shape& tile = body.value(res).shape;
-            std::vector<int64_t> off(full.size(), 0);
-            for (int gd = 0; gd < 3; ++gd) {
-              int d = op.imap[static_cast<size_t>(gd)];
-              if (d >= 0) off[static_cast<size_t>(d)] += block[gd] * (full[static_cast<size_t>(d)] / cfg.grid[static_cast<size_t>(gd)]);
-            }
-            if (op.fmap >= 0) off[static_cast<size_t>(op.fmap)] += it * tile[static_cast<size_t>(op.fmap)];
+            std::vector<int64_t> off = tileOffset(op, arg.shape, tile, block, it);
             allocate(out, tile, lanes[static_cast<size_t>(res)]);
             copyBox(arg, off, out, std::vector<int64_t>(tile.size(), 0), tile);
             record(res, b, it, out);
             continue;
+          }
+          if (const FTensorPtr& full = sliceOf[static_cast<size_t>(res)]) {
+            std::vector<int64_t> off;
+            if (productSlice(op, block, it, off)) {
+              const ir::Shape& shape = body.value(res).shape;
+              allocate(out, shape, lanes[static_cast<size_t>(res)]);
+              copyBox(*full, off, out, std::vector<int64_t>(shape.size(), 0), shape);
+              record(res, b, it, out);
+              continue;
+            }
           }
           ins.clear();
           for (ValueId in : op.inputs) ins.push_back(valueOf(in));

@@ -3,6 +3,7 @@
 // language (mg-language.md, "Custom kernels").
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -18,10 +19,20 @@ namespace mirage::verify {
 // `watchSlots` (may be null: nothing watched) gives, per body value, its slot
 // in `watched` or -1; a watched value's value lane is written there for every
 // block (and every iteration inside the loop), block-major.
+//
+// `fullProduct` (may be null) gives, for kernel arguments a and b, this
+// trial's fingerprint of the program-level matmul(a, b) when one has been
+// evaluated and kept (the reference's attention scores Q·K, typically), or
+// null. A body matmul of a tile of a by a tile of b that contracts over the
+// whole reduction dim is a slice of that product -- exactly, the same field
+// elements -- and is copied from it instead of being multiplied again.
+using FullProductLookup = std::function<FTensorPtr(size_t a, size_t b)>;
+
 bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<FTensorPtr>& args,
                     const std::vector<char>& resultNeed, const Trial& trial, ThreadPool* pool,
                     std::vector<std::shared_ptr<FTensor>>& results,
                     const std::vector<int>* watchSlots = nullptr,
-                    std::vector<std::vector<u64>>* watched = nullptr);
+                    std::vector<std::vector<u64>>* watched = nullptr,
+                    const FullProductLookup* fullProduct = nullptr);
 
 }  // namespace mirage::verify

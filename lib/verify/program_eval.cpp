@@ -111,11 +111,29 @@ Hash2 cacheKey(const Hash2& h, const Trial& trial, bool withResidue) {
   return {hashCombine(h[0], trial.id()), hashCombine(h[1] ^ withResidue, ~trial.id())};
 }
 
+// The seeds of the two hash families of a structural hash.
+constexpr u64 kHashSeeds[2] = {0x243f6a8885a308d3ULL, 0x13198a2e03707344ULL};
+
+// The structural hash a program-level value matmul(a, b) of shape `out`
+// has, computed as valueHashes computes it for a real one, whether or not
+// the program being evaluated contains it.
+Hash2 productHash(const Hash2& a, const Hash2& b, const ir::Shape& out) {
+  ir::Op mm;
+  mm.kind = OpKind::Matmul;
+  Hash2 r{};
+  for (size_t i = 0; i < 2; ++i) {
+    u64 h = attributeHash(mm, kHashSeeds[i]);
+    h = hashCombine(hashCombine(h, a[i]), b[i]);
+    r[i] = shapeHash(hashCombine(h, size_t{0}), out);
+  }
+  return r;
+}
+
 }  // namespace
 
 std::vector<Hash2> structuralHashes(const ir::Graph& g) {
-  std::vector<u64> a = valueHashes(g, {}, 0x243f6a8885a308d3ULL, nullptr);
-  std::vector<u64> b = valueHashes(g, {}, 0x13198a2e03707344ULL, nullptr);
+  std::vector<u64> a = valueHashes(g, {}, kHashSeeds[0], nullptr);
+  std::vector<u64> b = valueHashes(g, {}, kHashSeeds[1], nullptr);
   std::vector<Hash2> out(a.size());
   for (size_t i = 0; i < a.size(); ++i) out[i] = {a[i], b[i]};
   return out;
@@ -185,7 +203,7 @@ int64_t FingerprintCache::misses() const {
 
 EvalResult evaluateProgram(const ir::Graph& g, const Trial& trial, ThreadPool* pool,
                            FingerprintCache* cache, const Cancel* cancel,
-                           const std::vector<WatchSite>* watch) {
+                           const std::vector<WatchSite>* watch, FingerprintCache* inputs) {
   EvalResult result;
   // Watched values: their slot in result.watched, per graph and value.
   std::unordered_map<const ir::Graph*, std::vector<int>> slots;
@@ -205,7 +223,7 @@ EvalResult evaluateProgram(const ir::Graph& g, const Trial& trial, ThreadPool* p
   };
   const std::vector<int>* topSlots = slotsOf(&g);
   std::vector<Hash2> hashes;
-  if (cache) hashes = structuralHashes(g);
+  if (cache || inputs) hashes = structuralHashes(g);
   std::vector<FTensorPtr> vals(g.values.size());
   std::vector<char> need = residueDemand(g);
   auto key = [&](ValueId r) {
@@ -227,11 +245,18 @@ EvalResult evaluateProgram(const ir::Graph& g, const Trial& trial, ThreadPool* p
       return result;
     }
     const std::vector<int>* bodySlots = op.kind == OpKind::Kernel ? slotsOf(op.body.get()) : nullptr;
+    // Inputs live in their own store when there is one.
+    FingerprintCache* store = op.kind == OpKind::Input && inputs ? inputs : cache;
     // A watched body value is not in the cache: evaluate the kernel again.
-    bool cached = cache && op.kind != OpKind::Const && !op.results.empty() && !bodySlots;
+    bool cached = store && op.kind != OpKind::Const && !op.results.empty() && !bodySlots;
     if (cached) {
       for (ValueId r : op.results) {
-        vals[static_cast<size_t>(r)] = cache->find(key(r));
+        FTensorPtr hit = store->find(key(r));
+        // An input drawn with its residue lane serves a use without one too
+        // (the lane is then simply not read: the same values either way).
+        if (!hit && op.kind == OpKind::Input && !need[static_cast<size_t>(r)])
+          hit = store->find(cacheKey(hashes[static_cast<size_t>(r)], trial, true));
+        vals[static_cast<size_t>(r)] = std::move(hit);
         cached = cached && vals[static_cast<size_t>(r)];
       }
     }
@@ -265,8 +290,22 @@ EvalResult evaluateProgram(const ir::Graph& g, const Trial& trial, ThreadPool* p
           std::vector<std::shared_ptr<FTensor>> outs;
           std::vector<char> resultNeed;
           for (ValueId r : op.results) resultNeed.push_back(need[static_cast<size_t>(r)]);
+          // A product of two arguments evaluated at program level before (by
+          // the reference, in this trial), found by the structural hash it
+          // has: the kernel's tile matmuls that are slices of it copy them.
+          FullProductLookup product = [&](size_t a, size_t b) -> FTensorPtr {
+            const ir::Shape& sa = g.value(op.inputs[a]).shape;
+            const ir::Shape& sb = g.value(op.inputs[b]).shape;
+            if (sa.size() < 2 || sb.size() != sa.size()) return nullptr;
+            ir::Shape out(sa.begin(), sa.end() - 2);
+            out.push_back(sa[sa.size() - 2]);
+            out.push_back(sb.back());
+            Hash2 h = productHash(hashes[static_cast<size_t>(op.inputs[a])], hashes[static_cast<size_t>(op.inputs[b])], out);
+            FTensorPtr t = cache->find(cacheKey(h, trial, true));
+            return t ? t : cache->find(cacheKey(h, trial, false));
+          };
           if (!evaluateKernel(g, op, args, resultNeed, trial, pool, outs, bodySlots,
-                              bodySlots ? &result.watched : nullptr)) {
+                              bodySlots ? &result.watched : nullptr, cache ? &product : nullptr)) {
             result.status = cancelled() ? EvalStatus::Cancelled : EvalStatus::ZeroDivisor;
             return result;
           }
@@ -294,9 +333,9 @@ EvalResult evaluateProgram(const ir::Graph& g, const Trial& trial, ThreadPool* p
         result.status = EvalStatus::Cancelled;
         return result;
       }
-      if (cache && op.kind != OpKind::Const)
+      if (store && op.kind != OpKind::Const)
         for (ValueId r : op.results)
-          cache->insert(key(r), vals[static_cast<size_t>(r)]);
+          store->insert(key(r), vals[static_cast<size_t>(r)]);
     }
     if (topSlots)
       for (ValueId r : op.results) {

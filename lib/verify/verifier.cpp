@@ -97,6 +97,7 @@ struct Verifier::Impl {
   std::vector<WatchSite> refWatchList;  // the reference's fact (and, symmetric, obligation) sites
   std::unique_ptr<ThreadPool> pool;
   std::unique_ptr<FingerprintCache> cache;
+  std::unique_ptr<FingerprintCache> inputs;  // the inputs' fingerprints, per trial (Options::inputBytes)
   std::mutex refMu;  // guards refOutputs (and serializes reference evaluations)
   std::map<std::tuple<int, int, bool>, EvalResult> refOutputs;  // (trial, attempt, watched)
 
@@ -109,7 +110,8 @@ struct Verifier::Impl {
     auto it = refOutputs.find(key);
     if (it != refOutputs.end()) return it->second;
     Trial t(options.seed, static_cast<u64>(trial), static_cast<u64>(attempt));
-    EvalResult r = evaluateProgram(ref, t, pool.get(), cache.get(), &cancel, watched ? &refWatchList : nullptr);
+    EvalResult r = evaluateProgram(ref, t, pool.get(), cache.get(), &cancel, watched ? &refWatchList : nullptr,
+                                   inputs.get());
     if (r.status != EvalStatus::Cancelled) refOutputs.emplace(key, r);
     return r;
   }
@@ -165,7 +167,7 @@ struct Verifier::Impl {
       if (r.status != EvalStatus::Ok) continue;
       Trial t(options.seed, static_cast<u64>(trial), static_cast<u64>(attempt));
       EvalResult c = evaluateProgram(cand, t, pool.get(), cache.get(), &cancel,
-                                     watch ? &domain->candWatch : nullptr);
+                                     watch ? &domain->candWatch : nullptr, inputs.get());
       if (c.status == EvalStatus::Cancelled) {
         markCancelled(v);
         return false;
@@ -238,6 +240,7 @@ Verifier::Verifier(const ir::Graph& reference, Options options) : impl_(std::mak
   impl_->pool = std::make_unique<ThreadPool>(options.threads);
   impl_->options.threads = impl_->pool->threads();
   impl_->cache = std::make_unique<FingerprintCache>(options.cacheBytes);
+  if (options.inputBytes > 0) impl_->inputs = std::make_unique<FingerprintCache>(options.inputBytes);
   impl_->referenceProblem = ir::checkProgram(reference);
   if (impl_->referenceProblem.empty()) {
     impl_->refStats = boundStats(reference);
@@ -322,7 +325,8 @@ Verdict Verifier::check(const ir::Graph& candidate, const Cancel& cancel) const 
 }
 
 Verdict checkEquivalent(const ir::Graph& a, const ir::Graph& b, Options options) {
-  // A one-shot check shares nothing with later checks: no cache.
+  // A one-shot check shares nothing with later checks: no cache (but the
+  // two programs read the same inputs, drawn once: Options::inputBytes).
   options.cacheBytes = 0;
   Verifier v(a, options);
   return v.check(b);

@@ -3,6 +3,9 @@
 #include <catch2/catch.hpp>
 
 #include <cstdio>
+#include <algorithm>
+#include <atomic>
+#include <thread>
 
 #include "mirage/backend/nvrtc.h"
 #include "mirage/parse/parser.h"
@@ -274,4 +277,63 @@ TEST_CASE("NVRTC binaries are kept in the cache directory, and none without the 
   o.noCache = true;
   REQUIRE(runDriver(o).status == 0);
   CHECK(!std::filesystem::exists(dir / "cache"));
+}
+
+TEST_CASE("concurrent atomic writes of one file leave one writer's text whole and no temporary file", "[driver]") {
+  auto dir = tempDir("atomic");
+  auto path = (dir / "entry.json").string();
+  std::vector<std::string> texts;
+  for (int t = 0; t < 6; ++t) texts.push_back(std::string(100000 + 1000 * t, static_cast<char>('a' + t)));
+  std::vector<std::thread> writers;
+  std::atomic<int> errors{0};
+  for (int t = 0; t < 6; ++t)
+    writers.emplace_back([&, t] {
+      for (int k = 0; k < 40; ++k)
+        if (!mirage::driver::writeFileAtomically(path, texts[static_cast<size_t>(t)]).empty()) ++errors;
+    });
+  // A reader meanwhile only ever sees some writer's whole text.
+  int torn = 0;
+  for (int k = 0; k < 200; ++k) {
+    std::string seen = readFile(path);
+    if (!seen.empty() && std::find(texts.begin(), texts.end(), seen) == texts.end()) ++torn;
+  }
+  for (auto& w : writers) w.join();
+  CHECK(errors == 0);
+  CHECK(torn == 0);
+  CHECK(std::find(texts.begin(), texts.end(), readFile(path)) != texts.end());
+  int files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    (void)e;
+    ++files;
+  }
+  CHECK(files == 1);
+}
+
+TEST_CASE("the cache key is the program's content: another graph name or intermediate names hit the same entry",
+          "[driver]") {
+  auto dir = tempDir("cache-content");
+  auto layer = [](const std::string& name, const std::string& mid, const std::string& x) {
+    return "graph " + name + " {\n  " + x + " = input f16[4, 64]\n  W1 = input f16[64, 32]\n  W2 = input f16[64, 32]\n  " +
+           mid + " = matmul(" + x + ", W1)\n  O = mul(silu(" + mid + "), matmul(" + x + ", W2))\n  output O\n}\n";
+  };
+  test::writeFile(dir / "layer0.mg", layer("layer0", "H", "X"));
+  test::writeFile(dir / "layer17.mg", layer("layer17", "gate", "X"));
+  test::writeFile(dir / "other.mg", layer("layer0", "H", "Y"));  // an input renamed: another interface
+  Options o = base(dir, (dir / "layer0.mg").string());
+  o.limits.maxKernels = 1;
+  o.timeLimitSeconds = 20;
+  o.report = (dir / "0.json").string();
+  REQUIRE(runDriver(o).status == 0);
+  CHECK(nlohmann::json::parse(readFile(dir / "0.json"))["cache"] == "miss");
+  o.input = (dir / "layer17.mg").string();
+  o.report = (dir / "17.json").string();
+  o.emitMg = (dir / "17.out.mg").string();
+  REQUIRE(runDriver(o).status == 0);
+  CHECK(nlohmann::json::parse(readFile(dir / "17.json"))["cache"] == "hit");
+  CHECK(readFile(dir / "17.out.mg").find("graph layer17 {") != std::string::npos);  // its own name
+  o.input = (dir / "other.mg").string();
+  o.report = (dir / "other.json").string();
+  o.emitMg.clear();
+  REQUIRE(runDriver(o).status == 0);
+  CHECK(nlohmann::json::parse(readFile(dir / "other.json"))["cache"] == "miss");
 }

@@ -224,3 +224,62 @@ TEST_CASE("a check whose deadline has passed is cancelled, and a cancelled pre-c
   CHECK(v.check(chain(1)).equivalent);
   CHECK_FALSE(v.precheck(chain(2)));
 }
+
+TEST_CASE("program inputs are drawn once per trial and shared by every program evaluated with the store",
+          "[verifier]") {
+  // The search's case: the reference and every candidate read the same
+  // inputs; with an input store, the second program draws none of its own.
+  ir::Graph a = chain(0), b = chain(1), trap = chain(2);
+  FingerprintCache none(0), inputs(size_t{1} << 24);
+  Trial t(3, 0, 0);
+  EvalResult plainA = evaluateProgram(a, t, nullptr);
+  EvalResult plainTrap = evaluateProgram(trap, t, nullptr);
+  EvalResult first = evaluateProgram(a, t, nullptr, &none, nullptr, nullptr, &inputs);
+  int64_t drawn = inputs.misses();  // A, B, C drawn once (looked up with and without the residue lane)
+  CHECK(inputs.hits() == 0);
+  EvalResult second = evaluateProgram(b, t, nullptr, &none, nullptr, nullptr, &inputs);
+  EvalResult third = evaluateProgram(trap, t, nullptr, &none, nullptr, nullptr, &inputs);
+  CHECK(inputs.misses() == drawn);
+  CHECK(inputs.hits() == 6);
+  // The same numbers as drawing them afresh: verdicts cannot change.
+  CHECK(first.outputs[0]->p == plainA.outputs[0]->p);
+  CHECK(second.outputs[0]->p == plainA.outputs[0]->p);  // (A B) C = A (B C)
+  CHECK(third.outputs[0]->p == plainTrap.outputs[0]->p);
+  CHECK(third.outputs[0]->p != plainA.outputs[0]->p);  // the trap still differs
+  // Another trial draws its own inputs.
+  Trial u(3, 1, 0);
+  evaluateProgram(a, u, nullptr, &none, nullptr, nullptr, &inputs);
+  CHECK(inputs.misses() == 2 * drawn);
+  CHECK(inputs.hits() == 6);
+
+  // An input drawn with its residue lane (an exp reads it) also serves a
+  // program that needs none; the reverse draws it again, with the lane.
+  ir::Graph withExp;
+  withExp.name = "e";
+  ir::ValueId x = input(withExp, "X", {4, 4});
+  withExp.outputs = {op(withExp, OpKind::Exp, {x})};
+  ir::Graph plain;
+  plain.name = "p";
+  ir::ValueId y = input(plain, "X", {4, 4});
+  plain.outputs = {op(plain, OpKind::Mul, {y, y})};
+  FingerprintCache store(size_t{1} << 20);
+  evaluateProgram(withExp, t, nullptr, &none, nullptr, nullptr, &store);
+  int64_t misses = store.misses();
+  EvalResult p = evaluateProgram(plain, t, nullptr, &none, nullptr, nullptr, &store);
+  CHECK(store.misses() == misses + 1);  // looked up without the lane first, then found with it
+  CHECK(store.hits() == 1);
+  CHECK(p.outputs[0]->p == evaluateProgram(plain, t, nullptr).outputs[0]->p);
+}
+
+TEST_CASE("a verifier gives the same verdicts with and without the input store", "[verifier]") {
+  for (size_t inputBytes : {size_t{0}, size_t{1} << 24}) {
+    Options o;
+    o.threads = 2;
+    o.inputBytes = inputBytes;
+    Verifier v(chain(0), o);
+    CHECK(v.check(chain(1)).equivalent);
+    CHECK(!v.check(chain(2)).equivalent);
+    CHECK(v.check(chain(1)).equivalent);
+    CHECK(!v.check(chain(0, "D")).equivalent);  // another input name: a signature mismatch
+  }
+}

@@ -134,9 +134,12 @@ class FingerprintCache {
 // fingerprints go to EvalResult::watched (indexed like `watch`; null entries
 // of graph are skipped); a kernel with a watched body value is evaluated even
 // when its results are cached.
+// `inputs` (may be null) holds the fingerprints of program inputs, keyed
+// like `cache`; an input is looked up there first (and stored there when
+// drawn), so that they survive whatever the main cache evicts.
 EvalResult evaluateProgram(const ir::Graph& g, const Trial& trial, ThreadPool* pool,
                            FingerprintCache* cache = nullptr, const Cancel* cancel = nullptr,
-                           const std::vector<WatchSite>* watch = nullptr);
+                           const std::vector<WatchSite>* watch = nullptr, FingerprintCache* inputs = nullptr);
 
 // Structural hash (128 bits) of every value of a program: equal hashes mean
 // the same computation on the same inputs (by name), up to the hash's

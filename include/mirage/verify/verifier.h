@@ -28,6 +28,12 @@ struct Options {
   // Memory for fingerprints kept between checks (prefixes shared by
   // candidates, keyed by a structural hash of the subgraph and the trial).
   size_t cacheBytes = size_t{1} << 30;
+  // Memory for the fingerprints of the programs' inputs (per trial), kept
+  // apart from cacheBytes so that no candidate's intermediates evict them:
+  // every candidate, and the reference, reads the same random inputs, which
+  // are drawn once per trial (docs/verifier.md, "Speed"). Also used by a
+  // one-shot check, whose two programs share them.
+  size_t inputBytes = size_t{512} << 20;
   // Definedness (docs/verifier.md): the candidate's domain conditions must
   // follow from the reference's or from signs. With `symmetric`, the
   // reference's must also follow from the candidate's (mirage-equiv: the two
