@@ -268,15 +268,19 @@ class BodySearch {
     return it->second;
   }
 
-  // The lower bound of the plan in this state, without a threshold.
-  double stateFloor() {
+  // The least of withOperators over extent choices (cheapest first by
+  // their tiles and saves alone, which only add to).
+  double leastWithOperators(const std::vector<FloorPoint>& points) {
     double best = std::numeric_limits<double>::infinity();
-    for (const FloorPoint& p : floorPoints()) {
+    for (const FloorPoint& p : points) {
       if (p.us >= best) break;
       best = std::min(best, withOperators(p));
     }
-    return ctx_.closedFloorUs + futureUs_ + best;
+    return best;
   }
+
+  // The lower bound of the plan in this state, without a threshold.
+  double stateFloor() { return ctx_.closedFloorUs + futureUs_ + leastWithOperators(floorPoints()); }
 
   // A value's elements in one block at these extents, at least: a dim
   // runs over its label's extent, split by the grid axis and the for-loop
@@ -1287,7 +1291,8 @@ class BodySearch {
       std::vector<FloorSave> saves;
       for (size_t s = 0; s < infos.size(); ++s) saves.push_back({infos[s].labels, keepF32 ? 4 : bytes});
       for (const SaveInfo& info : maxInfos) saves.push_back({info.labels, 4});
-      ctx_.closedFloorUs += kernelFloorUs(ctx_, plan_, cfg_.grid, cfg_.loop, maskTensors(tileMask_), saves, partial);
+      ctx_.closedFloorUs += leastWithOperators(
+          kernelFloorPoints(ctx_, plan_, cfg_.grid, cfg_.loop, maskTensors(tileMask_), saves, partial));
       if (bounding_ && ctx_.beaten(ctx_.closedFloorUs + futureUs_)) {
         ++ctx_.stats.prunedByBound;
         ctx_.closedFloorUs = closedBefore;

@@ -41,13 +41,6 @@ FloorTensor describeTensor(const Context& ctx, const Plan& plan, int t) {
 
 }  // namespace
 
-double kernelFloorUs(Context& ctx, const Plan& plan, const std::vector<GridAxis>& grid, Label loop,
-                     const std::vector<int>& tiles, const std::vector<FloorSave>& saves, Label newPartial) {
-  if (!ctx.kernelFloor) return 0;
-  const std::vector<FloorPoint>& points = kernelFloorPoints(ctx, plan, grid, loop, tiles, saves, newPartial);
-  return points.empty() ? std::numeric_limits<double>::infinity() : points.front().us;
-}
-
 const std::vector<FloorPoint>& kernelFloorPoints(Context& ctx, const Plan& plan, const std::vector<GridAxis>& grid,
                                                  Label loop, const std::vector<int>& tiles,
                                                  const std::vector<FloorSave>& saves, Label newPartial) {

@@ -149,17 +149,13 @@ struct FloorSave {
 
 struct Context;
 
-// The least cost (Context::kernelFloor) of any completion of a kernel with
-// this grid and for-loop whose body tiles at least `tiles` (plan tensor ids,
-// ascending) and saves at least `saves`, over every extent choice of
-// chooseExtents whose tiles fit the shared-memory budget; infinity when
-// none fits, 0 without a kernelFloor (floor.cpp). `newPartial`: the
-// partial label of this kernel's own split, if it has one (else 0).
-double kernelFloorUs(Context& ctx, const Plan& plan, const std::vector<GridAxis>& grid, Label loop,
-                     const std::vector<int>& tiles, const std::vector<FloorSave>& saves, Label newPartial);
-
-// The same, per extent choice: the tiles' and saves' work at each choice
-// that fits, cheapest first, for adding the body's operator work.
+// Lower bounds of a kernel with this grid and for-loop whose body tiles at
+// least `tiles` (plan tensor ids, ascending) and saves at least `saves`
+// (floor.cpp): per extent choice of chooseExtents whose tiles fit the
+// shared-memory budget, the tiles' and saves' work and its
+// Context::kernelFloor, cheapest first (empty when none fits); the body's
+// operators are added by the caller. `newPartial`: the partial label of
+// this kernel's own split, if it has one (else 0).
 struct FloorPoint {
   std::vector<int64_t> parts;  // blocks per grid axis
   int64_t forloop = 1;
