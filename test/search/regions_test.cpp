@@ -146,10 +146,9 @@ TEST_CASE("regions: searchRegions searches each region text once and moves cuts 
   CHECK(byRegions);
 
   // A wrong region μGraph (the residual of layer 2's output projection
-  // subtracted) is rejected by the region-wise check (the whole check cannot
-  // decide a program that nests exps, see verifyStitched).
-  CHECK(search::nestsExp(g));
-  CHECK_FALSE(search::nestsExp(load(kLayer)));
+  // subtracted) is refuted by the whole check: the output depends on nested
+  // exps, so the fields alone do not refute it, but evaluation on real
+  // inputs shows the difference (docs/verifier.md, "Nested exps").
   std::string text = ir::printGraph(r.bests[7]);
   REQUIRE(text.find("add(") != std::string::npos);
   text.replace(text.find("add("), 4, "sub(");
@@ -166,7 +165,9 @@ TEST_CASE("regions: searchRegions searches each region text once and moves cuts 
   verify::Verdict no = search::verifyStitched(g, verifier, r.cuts, bests, bad, {}, {}, &byRegions);
   INFO(no.message);
   CHECK_FALSE(no.equivalent);
-  CHECK(no.message.find("region 7") != std::string::npos);
+  CHECK_FALSE(no.notProven);
+  CHECK_FALSE(byRegions);
+  CHECK_FALSE(no.realWitness.empty());
   // Nor does a stitched program that is not the regions' μGraphs pass.
   CHECK_FALSE(search::verifyStitched(g, verifier, r.cuts, r.bests, bad, {}, {}, &byRegions).equivalent);
 }
