@@ -29,6 +29,12 @@ struct Deg {
   // dim k keeps it: Σ_j n_j / D = (Σ_j n_j) / D. Inside a kernel body it is
   // about one block and iteration, the scope of the body's sums.
   uint32_t shared = ~0u;
+  // Inside a kernel body: the grid dims (bits x, y, z) whose block index the
+  // denominator polynomial, and the value, may depend on. A result saved
+  // along a grid-split dim keeps `shared` there only when its denominator
+  // does not depend on that grid dim (every block's chunk has the same one).
+  uint32_t denGrid = 0;
+  uint32_t valGrid = 0;
 };
 
 using Mask = uint32_t;
@@ -74,6 +80,60 @@ double literalBits(const std::string& text) {
 struct Analyzer {
   BoundStats stats;
   std::vector<Deg>* current = nullptr;
+
+  // Fills out.denGrid and out.valGrid from the operands (kernel bodies; at
+  // program level every operand has none, so neither has the result).
+  void gridDependence(const ir::Graph& g, const ir::Op& op, Deg& out) const {
+    Mask den = 0, val = 0;
+    for (ValueId in : op.inputs) {
+      const Deg& x = (*current)[static_cast<size_t>(in)];
+      den |= x.denGrid;
+      val |= x.valGrid | x.denGrid;
+    }
+    switch (op.kind) {
+      case OpKind::Input:
+      case OpKind::Const: out.denGrid = out.valGrid = 0; return;
+      case OpKind::Tile: {
+        // Block i views chunk i of each mapped dim: its values differ, its
+        // denominators only where the argument's are not shared along it.
+        const Deg& x = (*current)[static_cast<size_t>(op.inputs[0])];
+        for (size_t gd = 0; gd < 3; ++gd) {
+          if (op.imap[gd] < 0) continue;
+          val |= bit(gd);
+          if (!((x.shared >> op.imap[gd]) & 1u)) den |= bit(gd);
+        }
+        break;
+      }
+      case OpKind::Exp:
+      case OpKind::Sqrt:
+      case OpKind::Silu:
+      case OpKind::Gelu:
+      case OpKind::Relu:
+      case OpKind::ReduceMax:
+      case OpKind::Scan: den = 0; break;  // fresh values: denominator 1
+      case OpKind::Rsqrt: den = val; break;  // the fresh value is the denominator
+      case OpKind::Div: {
+        const Deg& b = (*current)[static_cast<size_t>(op.inputs[1])];
+        den |= b.valGrid | b.denGrid;  // the divisor's numerator joins the denominator
+        break;
+      }
+      case OpKind::Accum:
+        if (!ir::isRescaledAccum(op) && op.accumOp == ir::AccumOp::Max) den = 0;
+        break;
+      case OpKind::Matmul:
+      case OpKind::Add:
+      case OpKind::Sub:
+      case OpKind::Mul:
+      case OpKind::Square:
+      case OpKind::ReduceSum:
+      case OpKind::ReduceMean:
+      case OpKind::Transpose:
+      case OpKind::Kernel:
+      case OpKind::Save: break;  // products and sums of the operands' denominators
+    }
+    out.denGrid = den;
+    out.valGrid = val;
+  }
 
   // The shared mask of an element-wise result: a dim is shared when both
   // operands' denominators are along it; a quotient's denominator also holds
@@ -236,14 +296,17 @@ struct Analyzer {
               Deg saved = body[static_cast<size_t>(s.inputs[0])];
               // Along a dim the grid splits, different blocks wrote the
               // chunks: nothing says their denominators agree.
-              for (int gd = 0; gd < 3; ++gd)
-                if (s.omap[static_cast<size_t>(gd)] >= 0) saved.shared &= ~bit(static_cast<size_t>(s.omap[static_cast<size_t>(gd)]));
+              for (size_t gd = 0; gd < 3; ++gd)
+                if (s.omap[gd] >= 0 && ((saved.denGrid >> gd) & 1u))
+                  saved.shared &= ~bit(static_cast<size_t>(s.omap[gd]));
               saved.shared |= unitDims(g.value(res).shape);
+              saved.denGrid = saved.valGrid = 0;
               at(res) = saved;
             }
           continue;
         }
       }
+      gridDependence(g, op, out);
       for (ValueId r : op.results) {
         at(r) = out;
         stats.maxDegree = std::max(stats.maxDegree, out.n + out.d);
