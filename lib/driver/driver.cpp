@@ -116,6 +116,28 @@ void progressLine(const Run& run, const search::Stats& s) {
                        s.seconds);
 }
 
+}  // namespace
+
+// The cost model's lower bounds, from its own formula (branch and bound).
+void setCostBounds(const Run& run, search::Options& sopt) {
+  sopt.kernelFloor = [&run](const search::KernelFloor& f) {
+    thread_local backend::KernelFloor b;  // called per search state: keep the vector's storage
+    b.blocks = f.blocks;
+    b.forloop = f.forloop;
+    b.dramBytes = f.dramBytes;
+    b.blockLoadBytes = f.blockLoadBytes;
+    b.blockSmemBytes = f.blockSmemBytes;
+    b.smemPerBlock = f.smemPerBlock;
+    b.blockMatmulFlops = f.blockMatmulFlops;
+    b.tensorCores = f.tensorCores;
+    b.blockElements.assign(f.blockElements.begin(), f.blockElements.end());
+    return backend::kernelFloorUs(b, run.arch);
+  };
+  sopt.launchesFloor = [&run](int launches, double bytes) { return backend::launchesFloorUs(launches, bytes, run.arch); };
+}
+
+namespace {
+
 // Takes a cache entry as run.result after checking it again: every stored
 // candidate must parse, be legal and be proven equivalent to the input by a
 // fresh verification (a damaged or tampered entry must never put a wrong
@@ -207,6 +229,8 @@ bool searchOrCache(Run& run) {
     return true;
   }
 
+  if (usesRegions(run) && searchByRegions(run, budget, cost, vopt)) return true;
+
   verify::Verifier verifier(run.program, vopt);
   search::Options sopt;
   sopt.limits = opt.limits;
@@ -216,21 +240,7 @@ bool searchOrCache(Run& run) {
   sopt.jobs = jobsFor(opt);
   sopt.seed = opt.seed;
   sopt.cost = cost;
-  // The same model's lower bounds, from its own formula (branch and bound).
-  sopt.kernelFloor = [&run](const search::KernelFloor& f) {
-    thread_local backend::KernelFloor b;  // called per search state: keep the vector's storage
-    b.blocks = f.blocks;
-    b.forloop = f.forloop;
-    b.dramBytes = f.dramBytes;
-    b.blockLoadBytes = f.blockLoadBytes;
-    b.blockSmemBytes = f.blockSmemBytes;
-    b.smemPerBlock = f.smemPerBlock;
-    b.blockMatmulFlops = f.blockMatmulFlops;
-    b.tensorCores = f.tensorCores;
-    b.blockElements.assign(f.blockElements.begin(), f.blockElements.end());
-    return backend::kernelFloorUs(b, run.arch);
-  };
-  sopt.launchesFloor = [&run](int launches, double bytes) { return backend::launchesFloorUs(launches, bytes, run.arch); };
+  setCostBounds(run, sopt);
   std::mutex mu;
   sopt.onProgress = [&](const search::Stats& s) {
     std::lock_guard lock(mu);
@@ -382,6 +392,7 @@ json reportJson(const Run& run) {
                  {"ended_by", s.endedBy}};
   if (!s.firstRejection.empty()) j["search"]["first_rejection"] = s.firstRejection;
   if (!s.firstBoundViolation.empty()) j["search"]["first_bound_violation"] = s.firstBoundViolation;
+  if (!run.regionsReport.is_null()) j["regions"] = run.regionsReport;
   json cands = json::array();
   for (size_t i = 0; i < run.result.candidates.size(); ++i) {
     const search::Candidate& c = run.result.candidates[i];
