@@ -361,6 +361,34 @@ KernelCost toCost(int opIndex, const LaunchWork& w, const ArchSpec& arch) {
 
 }  // namespace
 
+double kernelFloorUs(const KernelFloor& floor, const ArchSpec& arch, const CostOptions& options) {
+  LaunchWork w;
+  w.blocks = std::max<int64_t>(1, floor.blocks);
+  w.threads = options.defaultThreads;
+  w.iterations = std::max<int64_t>(1, floor.forloop);
+  w.dramBytes = floor.dramBytes;
+  w.blockLoadBytes = floor.blockLoadBytes;
+  w.blockSmemBytes = floor.blockSmemBytes;
+  w.smemPerBlock = std::min<int64_t>(floor.smemPerBlock, arch.smemBytesPerBlock);
+  // The fewest registers kernelWork gives a custom kernel (no accumulator,
+  // no matmul): more registers only lower occupancy.
+  w.regsPerThread = 40;
+  (floor.tensorCores ? w.blockTensorFlops : w.blockCudaFlops) += floor.blockMatmulFlops;
+  for (const auto& [kind, elements] : floor.blockElements) w.blockCudaFlops += elements * flopsPerElement(kind);
+  return toCost(-1, w, arch).totalUs;
+}
+
+double launchesFloorUs(int launches, double dramBytes, const ArchSpec& arch) {
+  if (launches <= 0) return 0;
+  // Per launch: launch + max(memory, compute, shared, latency) with latency
+  // at least two round trips (forloop >= 1, waves >= 1); summed over the
+  // launches, the maxima are at least the sum of either term.
+  const double n = launches;
+  const double latency = n * 2 * arch.memLatencyUs;
+  const double memory = dramBytes / (arch.dramBandwidthGBs * 1e3);
+  return n * arch.launchOverheadUs + std::max(latency, memory);
+}
+
 CostEstimate estimateCost(const ir::Graph& program, const ArchSpec& arch,
                           const CostOptions& options) {
   CostEstimate e;

@@ -95,7 +95,7 @@ bool chooseDevice(Run& run, CandidateTimer* injected) {
 }
 
 double searchBudget(const Run& run) {
-  if (run.opt.timeLimitSeconds <= 0) return kDefaultSearchSeconds;
+  if (run.opt.timeLimitSeconds <= 0) return kDefaultSearchSeconds;  // a ceiling: completion ends the search first
   // Leave a quarter of the limit (at least 0.3 s) for lowering and writing,
   // and with a GPU 40% (measuring a candidate takes a second or two).
   double left = run.opt.timeLimitSeconds - since(run.start);
@@ -110,11 +110,33 @@ int jobsFor(const Options& opt) {
 
 void progressLine(const Run& run, const search::Stats& s) {
   if (run.opt.verbosity < 0 || !run.progress) return;
-  run.progress->update(fmt::format("mirage-opt: {:.0f}s: {} states, {} pruned, {} verified, best {}", s.seconds,
-                                   s.states, s.pruned, s.verified,
+  run.progress->update(fmt::format("mirage-opt: {:.0f}s: {} states, {} pruned, {} by bound, {} verified, best {}",
+                                   s.seconds, s.states, s.pruned, s.prunedByBound, s.verified,
                                    s.bestCost >= 0 ? fmt::format("{:.2f} us", s.bestCost) : "none"),
                        s.seconds);
 }
+
+}  // namespace
+
+// The cost model's lower bounds, from its own formula (branch and bound).
+void setCostBounds(const Run& run, search::Options& sopt) {
+  sopt.kernelFloor = [&run](const search::KernelFloor& f) {
+    thread_local backend::KernelFloor b;  // called per search state: keep the vector's storage
+    b.blocks = f.blocks;
+    b.forloop = f.forloop;
+    b.dramBytes = f.dramBytes;
+    b.blockLoadBytes = f.blockLoadBytes;
+    b.blockSmemBytes = f.blockSmemBytes;
+    b.smemPerBlock = f.smemPerBlock;
+    b.blockMatmulFlops = f.blockMatmulFlops;
+    b.tensorCores = f.tensorCores;
+    b.blockElements.assign(f.blockElements.begin(), f.blockElements.end());
+    return backend::kernelFloorUs(b, run.arch);
+  };
+  sopt.launchesFloor = [&run](int launches, double bytes) { return backend::launchesFloorUs(launches, bytes, run.arch); };
+}
+
+namespace {
 
 // Takes a cache entry as run.result after checking it again: every stored
 // candidate must parse, be legal and be proven equivalent to the input by a
@@ -207,6 +229,8 @@ bool searchOrCache(Run& run) {
     return true;
   }
 
+  if (usesRegions(run) && searchByRegions(run, budget, cost, vopt)) return true;
+
   verify::Verifier verifier(run.program, vopt);
   search::Options sopt;
   sopt.limits = opt.limits;
@@ -216,6 +240,7 @@ bool searchOrCache(Run& run) {
   sopt.jobs = jobsFor(opt);
   sopt.seed = opt.seed;
   sopt.cost = cost;
+  setCostBounds(run, sopt);
   std::mutex mu;
   sopt.onProgress = [&](const search::Stats& s) {
     std::lock_guard lock(mu);
@@ -237,7 +262,11 @@ bool searchOrCache(Run& run) {
   run.note(fmt::format("search: {} states, {} pruned, {} templates, {} verified ({} rejected by the pre-check, {} by "
                        "the full check, {} dominated, {} unverified) in {:.2f}s{}",
                        s.states, s.pruned, s.templates, s.verified, s.precheckFailed, s.checkFailed, s.dominated,
-                       s.unverified, s.seconds, s.timedOut ? " (time limit)" : ""));
+                       s.unverified, s.seconds,
+                       s.complete ? fmt::format(", complete ({})", s.endedBy) : fmt::format(" ({})", s.endedBy)));
+  if (s.boundViolations > 0)
+    run.note(fmt::format("internal: {} templates cost less than their lower bound; the first: {}", s.boundViolations,
+                         s.firstBoundViolation));
   if (!opt.noCache) {
     std::string e = storeCache(dir, key, run.result);
     if (!e.empty() && opt.verbosity > 0) run.note(fmt::format("cache not written: {}", e));
@@ -355,8 +384,15 @@ json reportJson(const Run& run) {
                  {"seconds_to_first", s.secondsToFirst},
                  {"seconds_to_best", s.secondsToBest},
                  {"timed_out", s.timedOut},
-                 {"exhausted", s.exhausted}};
+                 {"exhausted", s.exhausted},
+                 {"pruned_by_bound", s.prunedByBound},
+                 {"items_pruned_by_bound", s.itemsPrunedByBound},
+                 {"bound_violations", s.boundViolations},
+                 {"complete", s.complete},
+                 {"ended_by", s.endedBy}};
   if (!s.firstRejection.empty()) j["search"]["first_rejection"] = s.firstRejection;
+  if (!s.firstBoundViolation.empty()) j["search"]["first_bound_violation"] = s.firstBoundViolation;
+  if (!run.regionsReport.is_null()) j["regions"] = run.regionsReport;
   json cands = json::array();
   for (size_t i = 0; i < run.result.candidates.size(); ++i) {
     const search::Candidate& c = run.result.candidates[i];

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -17,6 +18,7 @@
 #include "mirage/driver/numerics.h"
 #include "mirage/driver/progress.h"
 #include "mirage/search/search.h"
+#include "mirage/verify/verifier.h"
 
 namespace mirage::driver {
 
@@ -70,6 +72,7 @@ struct Run {
   int chosen = -1;
   std::string reason;
   std::string failure;  // why no candidate could be chosen
+  nlohmann::json regionsReport;  // the report's "regions" (null when searched whole)
   // The search's status line while the search runs (null otherwise): every
   // message erases it first, so that none is appended to it on a terminal.
   ProgressLine* progress = nullptr;
@@ -93,6 +96,25 @@ bool hopperByDefault(const Run& run);
 // check goes: runs the check on first call (and notes a rejection). The
 // input program itself, and with --no-search the input as given, need none.
 bool passesNumerics(Run& run, size_t i);
+
+// Sets sopt's lower bounds of the run's cost model (branch and bound).
+void setCostBounds(const Run& run, search::Options& sopt);
+
+// Regions (regions.cpp, docs/search.md "Regions"): a program of more than
+// kRegionThresholdOps operators (shorthands expanded) that holds no custom
+// kernel and that the cut rule splits is searched region by region, regions
+// of at most kRegionMaxOps operators, each for up to kRegionSearchSeconds.
+inline constexpr int kRegionThresholdOps = 20;
+inline constexpr int kRegionMaxOps = 8;
+inline constexpr double kRegionSearchSeconds = 5;
+inline constexpr double kRegionQuietSeconds = 1.5;  // see searchByRegions
+bool usesRegions(const Run& run);
+// Fills run.result with the input (candidate 0) and, when it is verified,
+// the stitched program; run.regionsReport with the regions and their times.
+// False (with a note) when the program could not be split or stitched: the
+// caller then searches it whole.
+bool searchByRegions(Run& run, double budget, const std::function<double(const ir::Graph&)>& cost,
+                     const verify::Options& vopt);
 
 // Chooses run.chosen among run.result.candidates: by GPU measurement when
 // run.gpu is set, else by the cost model. False (run.failure says why) when

@@ -2,6 +2,7 @@
 // canonical order while every new tile's abstract expression stays a
 // subexpression of an output (docs/search.md, "The space" and "Pruning").
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <unordered_map>
 
@@ -164,6 +165,7 @@ class BodySearch {
     size_t most = plan.tensors.size() + 8 * static_cast<size_t>(depth_) + 16;
     vals_.reserve(most);
     ops_.reserve(most);
+    initBound();
   }
 
   void run() {
@@ -194,6 +196,177 @@ class BodySearch {
   uint64_t stateHash_ = 0;
   // state -> the (operators, discrepancies) left it was explored with
   std::unordered_map<uint64_t, std::pair<int, int>> seen_;
+
+  // ---- branch and bound (docs/search.md, "Bounds") ----
+
+  bool canBound_ = false;  // a lower bound can be computed
+  bool bounding_ = false;  // ... and plans over it are pruned
+  uint64_t tileMask_ = 0;      // tensors tiled in this body
+  uint64_t requiredMask_ = 0;  // tensors the last kernel must still tile
+  double futureUs_ = 0;        // the kernels after this one, at least
+  std::vector<FloorSave> outputSaves_;
+  std::unordered_map<uint64_t, std::vector<FloorPoint>> floorByTiles_;
+  KernelFloor scratch_;  // reused: the floor of one state at one extent choice
+
+  void initBound() {
+    canBound_ = ctx_.kernelFloor && ctx_.launchesFloor && plan_.tensors.size() < 64;
+    bounding_ = canBound_ && ctx_.bestAtMost;
+    if (!canBound_) return;
+    const ir::Graph& g = *ctx_.program;
+    double outputBytes = 0;
+    for (ir::ValueId o : g.outputs) {
+      outputBytes += static_cast<double>(ir::numElements(g.value(o).shape)) * ir::dtypeBytes(g.dtype);
+      outputSaves_.push_back({ctx_.labels->ofValue[static_cast<size_t>(o)], ir::dtypeBytes(g.dtype)});
+    }
+    if (!final_) {
+      futureUs_ = ctx_.launchesFloor(kernelsLeft_ - 1, outputBytes);
+      return;
+    }
+    // The last kernel reads every input the outputs need that no earlier
+    // kernel read, and every result of an earlier kernel no later one read.
+    std::vector<char> read(plan_.tensors.size(), 0);
+    for (const KernelTemplate& k : plan_.kernels)
+      for (int t : k.args) read[static_cast<size_t>(t)] = 1;
+    for (size_t t = 0; t < plan_.tensors.size(); ++t) {
+      const Tensor& ten = plan_.tensors[t];
+      bool needed = ten.kernel >= 0 || ctx_.neededInput[static_cast<size_t>(ten.index)];
+      if (needed && !read[t]) requiredMask_ |= uint64_t{1} << t;
+    }
+  }
+
+  std::vector<int> maskTensors(uint64_t mask) const {
+    std::vector<int> out;
+    for (size_t t = 0; t < plan_.tensors.size(); ++t)
+      if (mask & (uint64_t{1} << t)) out.push_back(static_cast<int>(t));
+    return out;
+  }
+
+  // The least any completion of this state costs is more than a verified
+  // candidate with at most as many launches: nothing here can be on the
+  // result's front.
+  bool overBound() {
+    if (!bounding_) return false;
+    if (!ctx_.canBeBeaten()) return false;
+    const double base = ctx_.closedFloorUs + futureUs_;
+    // Extent choices cheapest first by their tiles alone: once that is
+    // too much, so is every later one; else add this body's operators.
+    for (const FloorPoint& p : floorPoints()) {
+      if (ctx_.beaten(base + p.us)) return true;
+      if (!ctx_.beaten(base + withOperators(p))) return false;
+    }
+    return true;
+  }
+
+  const std::vector<FloorPoint>& floorPoints() {
+    const uint64_t mask = tileMask_ | requiredMask_;
+    auto it = floorByTiles_.find(mask);
+    if (it == floorByTiles_.end())
+      it = floorByTiles_
+               .emplace(mask, kernelFloorPoints(ctx_, plan_, cfg_.grid, cfg_.loop, maskTensors(mask),
+                                                final_ ? outputSaves_ : std::vector<FloorSave>{}, 0))
+               .first;
+    return it->second;
+  }
+
+  // The least of withOperators over extent choices (cheapest first by
+  // their tiles and saves alone, which only add to).
+  double leastWithOperators(const std::vector<FloorPoint>& points) {
+    double best = std::numeric_limits<double>::infinity();
+    for (const FloorPoint& p : points) {
+      if (p.us >= best) break;
+      best = std::min(best, withOperators(p));
+    }
+    return best;
+  }
+
+  // The lower bound of the plan in this state, without a threshold.
+  double stateFloor() { return ctx_.closedFloorUs + futureUs_ + leastWithOperators(floorPoints()); }
+
+  // A value's elements in one block at these extents, at least: a dim
+  // runs over its label's extent, split by the grid axis and the for-loop
+  // over that label (a dim that is not split is only larger), a partial
+  // dim over its inner extent.
+  double blockElements(const BVal& v, const FloorPoint& p) const {
+    double n = 1;
+    for (Label l : v.labels) {
+      if (l == kUnit) continue;
+      double e = static_cast<double>(ctx_.labels->extent[static_cast<size_t>(innerOf(l))]);
+      if (!partialOf(l)) {
+        for (size_t a = 0; a < cfg_.grid.size(); ++a)
+          if (cfg_.grid[a].label == l) e /= static_cast<double>(p.parts[a]);
+        if (l == cfg_.loop) e /= static_cast<double>(p.forloop);
+      }
+      n *= std::max(1.0, e);
+    }
+    return n;
+  }
+
+  // The floor at extent choice p with the operators of this body added, as
+  // the cost model counts them (backend kernelWork): per block, FLOPs and
+  // shared-memory traffic, `forloop` times in the loop, once after it.
+  double withOperators(const FloorPoint& p) {
+    KernelFloor& f = scratch_;
+    const std::vector<std::pair<ir::OpKind, double>> keep = std::move(f.blockElements);
+    f = p.work;
+    f.blockElements = keep;
+    f.blockElements.clear();
+    const double bytes = ir::dtypeBytes(ctx_.program->dtype);
+    const double loop = static_cast<double>(p.forloop);
+    for (size_t i = 0; i < ops_.size(); ++i) {
+      const BodyOp& op = ops_[i];
+      if (op.kind == ir::OpKind::Tile) continue;
+      const BVal& v = vals_[i];
+      const double times = v.after && op.kind != ir::OpKind::Accum ? 1 : loop;
+      const double out = blockElements(v, p);
+      double in = 0;
+      if (op.in0 >= 0) in += blockElements(vals_[static_cast<size_t>(op.in0)], p);
+      if (op.in1 >= 0 && !op.hasScalar) in += blockElements(vals_[static_cast<size_t>(op.in1)], p);
+      switch (op.kind) {
+        case ir::OpKind::Matmul: {
+          const BVal& a = vals_[static_cast<size_t>(op.in0)];
+          BVal k;
+          k.labels = {a.labels.back()};
+          f.blockMatmulFlops += 2 * out * blockElements(k, p) * times;
+          break;
+        }
+        case ir::OpKind::ReduceSum:
+        case ir::OpKind::ReduceMean:
+        case ir::OpKind::ReduceMax:
+          f.blockElements.push_back({op.kind, blockElements(vals_[static_cast<size_t>(op.in0)], p) * times});
+          break;
+        case ir::OpKind::Accum:
+          if (op.in1 >= 0 && !op.accumMax) {
+            // acc = acc * exp(m_prev - m) + x: a multiply and an add per
+            // element, a sub and an exp per element of m.
+            const double m = blockElements(vals_[static_cast<size_t>(op.in1)], p);
+            f.blockElements.push_back({ir::OpKind::Mul, out * times});
+            f.blockElements.push_back({ir::OpKind::Add, out * times});
+            f.blockElements.push_back({ir::OpKind::Sub, m * times});
+            f.blockElements.push_back({ir::OpKind::Exp, m * times});
+          } else {
+            f.blockElements.push_back({op.kind, out * times});
+          }
+          break;
+        MIRAGE_CASES_BINARY
+        MIRAGE_CASES_UNARY
+        MIRAGE_CASES_LAYOUT
+        MIRAGE_CASES_LEAF     // not body operators of the search: never here
+        MIRAGE_CASES_PROGRAM_LAYOUT
+        MIRAGE_CASES_PROGRAM
+        MIRAGE_CASES_SHORTHAND
+        case ir::OpKind::Tile:
+        case ir::OpKind::Scan:
+        case ir::OpKind::Save:
+          // A scalar multiply may be emitted as a division: the multiply is the least.
+          f.blockElements.push_back({op.hasScalar ? ir::OpKind::Add : op.kind, out * times});
+          break;
+      }
+      if (op.kind == ir::OpKind::Accum || op.kind == ir::OpKind::Scan) continue;
+      f.blockSmemBytes += (in + out) * bytes * times;
+      f.smemPerBlock += static_cast<int64_t>(out * bytes);
+    }
+    return ctx_.kernelFloor(f);
+  }
 
   // Explores the state just pushed unless it was explored with at least as
   // much budget.
@@ -409,7 +582,10 @@ class BodySearch {
     if (!v.sig) v.sig = signature(v);
     if (op.in0 >= 0) ++vals_[static_cast<size_t>(op.in0)].uses;
     if (op.in1 >= 0) ++vals_[static_cast<size_t>(op.in1)].uses;
-    if (op.kind == ir::OpKind::Tile) tiled_[static_cast<size_t>(op.arg)] = static_cast<int>(vals_.size());
+    if (op.kind == ir::OpKind::Tile) {
+      tiled_[static_cast<size_t>(op.arg)] = static_cast<int>(vals_.size());
+      if (op.arg < 64) tileMask_ |= uint64_t{1} << op.arg;
+    }
     stateHash_ += mix(v.sig);
     ops_.push_back(op);
     vals_.push_back(std::move(v));
@@ -419,7 +595,10 @@ class BodySearch {
     const BodyOp& op = ops_.back();
     if (op.in0 >= 0) --vals_[static_cast<size_t>(op.in0)].uses;
     if (op.in1 >= 0) --vals_[static_cast<size_t>(op.in1)].uses;
-    if (op.kind == ir::OpKind::Tile) tiled_[static_cast<size_t>(op.arg)] = -1;
+    if (op.kind == ir::OpKind::Tile) {
+      tiled_[static_cast<size_t>(op.arg)] = -1;
+      if (op.arg < 64) tileMask_ &= ~(uint64_t{1} << op.arg);
+    }
     stateHash_ -= mix(vals_.back().sig);
     ops_.pop_back();
     vals_.pop_back();
@@ -731,6 +910,10 @@ class BodySearch {
 
   void dfs(int depthLeft) {
     if (ctx_.stopped()) return;
+    if (overBound()) {
+      ++ctx_.stats.prunedByBound;
+      return;
+    }
     ++ctx_.stats.states;
     if (final_) {
       if (tryComplete()) return;
@@ -1033,6 +1216,7 @@ class BodySearch {
       done.tensors.push_back(out);
     }
     done.kernels.push_back(std::move(k));
+    if (canBound_) done.floorUs = stateFloor();
     ++ctx_.stats.templates;
     ctx_.emit(done);
     return true;
@@ -1107,6 +1291,22 @@ class BodySearch {
       maxInfos.push_back(info);
     }
 
+    // This kernel is now fixed: its own lower bound (its tiles, its saves)
+    // joins the plan's, and the plan stops here if that is already too much.
+    const double closedBefore = ctx_.closedFloorUs;
+    if (canBound_) {
+      const int bytes = ir::dtypeBytes(ctx_.program->dtype);
+      std::vector<FloorSave> saves;
+      for (size_t s = 0; s < infos.size(); ++s) saves.push_back({infos[s].labels, keepF32 ? 4 : bytes});
+      for (const SaveInfo& info : maxInfos) saves.push_back({info.labels, 4});
+      ctx_.closedFloorUs += leastWithOperators(
+          kernelFloorPoints(ctx_, plan_, cfg_.grid, cfg_.loop, maskTensors(tileMask_), saves, partial));
+      if (bounding_ && ctx_.beaten(ctx_.closedFloorUs + futureUs_)) {
+        ++ctx_.stats.prunedByBound;
+        ctx_.closedFloorUs = closedBefore;
+        return;
+      }
+    }
     int kernelIndex = static_cast<int>(plan_.kernels.size());
     size_t tensorsBefore = plan_.tensors.size();
     bool usesPartial = false;
@@ -1144,6 +1344,7 @@ class BodySearch {
     plan_.kernels.pop_back();
     if (usesPartial) plan_.partialAxis.pop_back();
     plan_.tensors.resize(tensorsBefore);
+    ctx_.closedFloorUs = closedBefore;
   }
 
  public:
@@ -1227,6 +1428,11 @@ void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& la
     }
   }
   ctx.fixArgs.assign(fix.begin(), fix.end());
+  // Inputs some output depends on: every candidate reads them (the bound).
+  ctx.neededInput.assign(program.inputs.size(), 0);
+  for (size_t i = 0; i < program.inputs.size(); ++i)
+    for (ExprId t : ctx.targets)
+      if (ctx.exprs.isSubexpr(ctx.exprs.input(static_cast<int>(i)), t)) ctx.neededInput[i] = 1;
   ctx.guard = !limits.allowUnguardedExp && asksForGuard(program);
   ctx.maxLabels.clear();
   for (const ir::Op& op : program.ops)

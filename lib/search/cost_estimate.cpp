@@ -86,4 +86,17 @@ double estimateCostUs(const ir::Graph& g) {
   return total;
 }
 
+// kernelUs with only the floor's device-memory bytes: the replicated
+// loads, the compute and the parallel factor (at most 1) only add.
+double estimateKernelFloorUs(const KernelFloor& floor) {
+  double parallel = std::min(1.0, static_cast<double>(std::max<int64_t>(1, floor.blocks)) / kSMs);
+  return kLaunchUs + floor.dramBytes / kDramBytesPerUs / parallel +
+         kIterationUs * static_cast<double>(std::max<int64_t>(1, floor.forloop));
+}
+
+double estimateLaunchesFloorUs(int launches, double dramBytes) {
+  if (launches <= 0) return 0;
+  return launches * (kLaunchUs + kIterationUs) + dramBytes / kDramBytesPerUs;
+}
+
 }  // namespace mirage::search

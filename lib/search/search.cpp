@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <limits>
 #include <chrono>
 #include <condition_variable>
 #include <map>
@@ -75,6 +77,14 @@ class Engine {
     labels_ = analyzeLabels(program);
     requireGuard_ = !opt_.limits.allowUnguardedExp && asksForGuard(program);
     cost_ = opt_.cost ? opt_.cost : [](const ir::Graph& g) { return estimateCostUs(g); };
+    if (opt_.cost) {
+      kernelFloor_ = opt_.kernelFloor;
+      launchesFloor_ = opt_.launchesFloor;
+    } else {
+      kernelFloor_ = [](const KernelFloor& f) { return estimateKernelFloorUs(f); };
+      launchesFloor_ = [](int n, double bytes) { return estimateLaunchesFloorUs(n, bytes); };
+    }
+    for (auto& b : bestAtMost_) b.store(std::numeric_limits<double>::infinity());
   }
 
   Result run() {
@@ -92,6 +102,14 @@ class Engine {
     {
       Context probe;
       initContext(probe, program_, labels_, opt_.limits);
+      // What every candidate moves through device memory at least: each
+      // input an output depends on, read once, and each output, written once.
+      const ir::Graph& g = program_;
+      for (size_t i = 0; i < g.inputs.size(); ++i)
+        if (probe.neededInput[i])
+          ioBytes_ += static_cast<double>(ir::numElements(g.value(g.inputs[i]).shape)) * ir::dtypeBytes(g.dtype);
+      for (ir::ValueId o : g.outputs)
+        ioBytes_ += static_cast<double>(ir::numElements(g.value(o).shape)) * ir::dtypeBytes(g.dtype);
       for (int k = 1; k <= opt_.limits.maxKernels; ++k) {
         int configs = countFirstConfigs(probe, k);
         size_t first = items_.size();
@@ -171,6 +189,11 @@ class Engine {
     result.stats.verified -= offFront;
     result.stats.exhausted = !stopFlag_.load() && nextItem_.load() >= static_cast<int>(items_.size());
     result.stats.timedOut = timedOut_.load();
+    result.stats.complete = result.stats.exhausted;
+    if (result.stats.complete)
+      result.stats.endedBy = result.stats.prunedByBound + result.stats.itemsPrunedByBound > 0 ? "bound" : "exhausted";
+    else
+      result.stats.endedBy = result.stats.timedOut ? "time_limit" : "cancelled";
     result.stats.bestCost = result.candidates[static_cast<size_t>(result.best)].cost;
     // Candidates whose check was cancelled by the stop are unverified, not rejected.
     result.stats.unverified = static_cast<int64_t>(pending_.size()) + cancelledChecks_;
@@ -214,7 +237,8 @@ class Engine {
     total_.duplicates += local.duplicates;
     total_.templates += local.templates;
     total_.deferred += local.deferred;
-    local.states = local.pruned = local.duplicates = local.templates = local.deferred = 0;
+    total_.prunedByBound += local.prunedByBound;
+    local.states = local.pruned = local.duplicates = local.templates = local.deferred = local.prunedByBound = 0;
   }
 
   Stats snapshotLocked() const {
@@ -234,6 +258,9 @@ class Engine {
     Context ctx;
     initContext(ctx, program_, labels_, opt_.limits);
     if (!opt_.guardInEnumerator) ctx.guard = false;
+    ctx.kernelFloor = kernelFloor_;
+    ctx.launchesFloor = launchesFloor_;
+    if (kernelFloor_ && launchesFloor_) ctx.bestAtMost = bestAtMost_.data();
     int calls = 0;
     auto lastVerify = Clock::now();
     ctx.stopped = [&] {
@@ -257,6 +284,16 @@ class Engine {
       if (item >= static_cast<int>(items_.size())) break;
       seq = 0;
       const Item& it = items_[static_cast<size_t>(item)];
+      // k launches that cost more than a verified candidate with at most k
+      // launches, or at least as much as one with fewer: no plan of this
+      // item can be on the front (Context::beaten).
+      if (launchesFloor_ && (launchesFloor_(it.kernels, ioBytes_) > threshold(it.kernels) ||
+                             launchesFloor_(it.kernels, ioBytes_) >= threshold(it.kernels - 1))) {
+        std::lock_guard lock(mu_);
+        ++total_.itemsPrunedByBound;
+        continue;
+      }
+      ctx.planKernels = std::min(it.kernels, kMaxBoundKernels);
       searchPlans(ctx, it.kernels, it.depth, it.config);
       while (!stopNow() && verifyOne()) {
       }
@@ -288,6 +325,14 @@ class Engine {
         ++total_.instantiated;
       else
         ++total_.noExtents;
+      // The bound must never exceed the cost: a template whose cheapest
+      // extents cost less than its bound would have been pruned wrongly.
+      if (!best.empty() && best.front().cost < plan.floorUs * (1 - 1e-9) - 1e-9) {
+        ++total_.boundViolations;
+        if (total_.firstBoundViolation.empty())
+          total_.firstBoundViolation =
+              fmt::format("bound {} > cost {} of\n{}", plan.floorUs, best.front().cost, best.front().text);
+      }
     }
     // The guard rule (cli.md, "Numerical safety"): where the input guards
     // its exps, a candidate must guard all of its own. The enumerator builds
@@ -419,7 +464,21 @@ class Engine {
     return true;
   }
 
+  double threshold(int kernels) const {
+    return bestAtMost_[static_cast<size_t>(std::min(kernels, kMaxBoundKernels))].load(std::memory_order_relaxed);
+  }
+
+  // A verified candidate bounds every plan with at least its launches.
+  void lowerBest(const Candidate& c) {
+    for (int k = std::max(0, c.kernels); k <= kMaxBoundKernels; ++k) {
+      double cur = bestAtMost_[static_cast<size_t>(k)].load();
+      while (c.cost < cur && !bestAtMost_[static_cast<size_t>(k)].compare_exchange_weak(cur, c.cost)) {
+      }
+    }
+  }
+
   void publish(const Candidate& input) {
+    lowerBest(input);
     inputCandidate_ = input;
     verifiedList_.push_back(&inputCandidate_);
     verifiedTexts_.push_back("");
@@ -437,6 +496,7 @@ class Engine {
       bestAt_ = f.cand.foundAtSeconds;
     }
     if (opt_.onCandidate) opt_.onCandidate(f.cand);
+    lowerBest(f.cand);
     auto it = byText_.emplace(text, std::move(f)).first;
     verifiedList_.push_back(&it->second.cand);
     verifiedTexts_.push_back(text);
@@ -450,6 +510,14 @@ class Engine {
   ProgramLabels labels_;
   bool requireGuard_ = false;  // the input guards its exps and --allow-unguarded-exp is off
   std::function<double(const ir::Graph&)> cost_;
+  std::function<double(const KernelFloor&)> kernelFloor_;
+  std::function<double(int, double)> launchesFloor_;
+  // Per launch count k (capped): the lowest cost of a verified candidate
+  // with at most k launches; plans of k kernels whose bound exceeds it are
+  // pruned. Candidates with more launches than the cap bound nothing.
+  static constexpr int kMaxBoundKernels = 16;
+  std::array<std::atomic<double>, kMaxBoundKernels + 1> bestAtMost_;
+  double ioBytes_ = 0;  // inputs the outputs need, read once, and outputs, written once
   std::vector<Item> items_;
   std::atomic<int> nextItem_{0};
   std::atomic<bool> stopFlag_{false};

@@ -7,6 +7,8 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <limits>
+#include <unordered_map>
 #include <set>
 #include <string>
 #include <unordered_set>
@@ -94,6 +96,9 @@ struct Plan {
   // Per partial label (index 0 unused): the kernel and grid axis whose blocks
   // it counts.
   std::vector<std::pair<int, int>> partialAxis{{-1, -1}};
+  // A complete plan's lower bound (all its kernels, every operator), or 0
+  // without one: search.cpp checks it against the cost of its extents.
+  double floorUs = 0;
 };
 
 // Extents of one instantiation: per kernel, blocks per grid axis and the
@@ -134,6 +139,33 @@ std::vector<int64_t> divisorsOf(int64_t n, bool includeOne);
 ir::Shape tensorShape(const ir::Graph& program, const ProgramLabels& labels, const Plan& plan,
                       const Extents& extents, int tensor);
 
+// A tensor a kernel must save, for its lower bound: its labels (a partial
+// dim of the kernel's own split counts one entry per block) and bytes per
+// element.
+struct FloorSave {
+  Labels labels;
+  int bytes = 2;
+};
+
+struct Context;
+
+// Lower bounds of a kernel with this grid and for-loop whose body tiles at
+// least `tiles` (plan tensor ids, ascending) and saves at least `saves`
+// (floor.cpp): per extent choice of chooseExtents whose tiles fit the
+// shared-memory budget, the tiles' and saves' work and its
+// Context::kernelFloor, cheapest first (empty when none fits); the body's
+// operators are added by the caller. `newPartial`: the partial label of
+// this kernel's own split, if it has one (else 0).
+struct FloorPoint {
+  std::vector<int64_t> parts;  // blocks per grid axis
+  int64_t forloop = 1;
+  KernelFloor work;            // tiles and saves only
+  double us = 0;               // Context::kernelFloor(work)
+};
+const std::vector<FloorPoint>& kernelFloorPoints(Context& ctx, const Plan& plan, const std::vector<GridAxis>& grid,
+                                                 Label loop, const std::vector<int>& tiles,
+                                                 const std::vector<FloorSave>& saves, Label newPartial);
+
 // Per-thread search state.
 struct Context {
   const ir::Graph* program = nullptr;
@@ -163,6 +195,30 @@ struct Context {
   Stats stats;
   std::function<bool()> stopped;
   std::function<void(const Plan&)> emit;  // a complete plan (representative extents)
+
+  // Branch and bound (docs/search.md, "Bounds"). `bestAtMost[k]` is the
+  // lowest cost of a verified candidate with at most k launches (infinity
+  // when none); see beaten(). Empty kernelFloor: no bounding.
+  std::function<double(const KernelFloor&)> kernelFloor;
+  std::function<double(int, double)> launchesFloor;
+  const std::atomic<double>* bestAtMost = nullptr;
+  int planKernels = 0;
+  double closedFloorUs = 0;
+  std::vector<char> neededInput;  // per program input: some output depends on it  // lower bounds of the kernels the current plan has closed
+  std::unordered_map<std::string, std::vector<struct FloorPoint>> floorMemo;  // by configuration, tiles and saves
+  // Every completion of a plan of planKernels kernels with lower bound
+  // `floor` is dominated strictly by a verified candidate: one with at
+  // most as many launches is faster, or one with fewer is at least as
+  // fast. A completion exactly as fast with as many launches is kept: the
+  // text decides which of those wins, and it must not depend on timing.
+  bool beaten(double floor) const {
+    if (!bestAtMost) return false;
+    return floor > bestAtMost[planKernels].load(std::memory_order_relaxed) ||
+           (planKernels > 0 && floor >= bestAtMost[planKernels - 1].load(std::memory_order_relaxed));
+  }
+  bool canBeBeaten() const {
+    return bestAtMost && bestAtMost[planKernels].load(std::memory_order_relaxed) < std::numeric_limits<double>::infinity();
+  }
 
   bool prune(ExprId e);                // true when e is a subexpression of no target
   std::unordered_set<ExprId> preferredSet;  // the program's values' expressions, scale-free

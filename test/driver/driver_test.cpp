@@ -85,8 +85,13 @@ TEST_CASE("outputs: .cu, .mg, report and dumped candidates", "[driver]") {
   auto r = runDriver(o);
   REQUIRE(r.status == 0);
   auto j = nlohmann::json::parse(readFile(dir / "r.json"));
-  for (const char* key : {"states", "pruned", "verified", "seconds", "seconds_to_best"})
+  for (const char* key : {"states", "pruned", "verified", "seconds", "seconds_to_best", "complete", "ended_by",
+                          "pruned_by_bound", "items_pruned_by_bound"})
     CHECK(j["search"].contains(key));
+  CHECK(j["search"]["bound_violations"] == 0);
+  // A small program: the search is complete well within 8 s.
+  CHECK(j["search"]["complete"] == true);
+  CHECK((j["search"]["ended_by"] == "bound" || j["search"]["ended_by"] == "exhausted"));
   REQUIRE(j["candidates"].size() >= 2);
   for (const auto& c : j["candidates"])
     for (const char* key : {"id", "kernels", "verified", "compiled", "predicted_us"}) CHECK(c.contains(key));
@@ -130,6 +135,39 @@ TEST_CASE("a 2 s --time-limit on a large program ends within about 3 s with a va
   CHECK(readFile(dir / "q.cu").find("mirage_qknorm_gqa(") != std::string::npos);
   auto j = nlohmann::json::parse(readFile(dir / "r.json"));
   CHECK(j["search"]["timed_out"] == true);
+}
+
+TEST_CASE("without --time-limit the run ends when the search is complete", "[driver]") {
+  // cli.md: the space is explored, or no unexplored candidate can beat the
+  // best by the cost model's lower bound; the report says which.
+  auto dir = tempDir("complete");
+  test::writeFile(dir / "p.mg", kGatedMlp);
+  Options o = base(dir, (dir / "p.mg").string());
+  o.noCache = true;
+  o.report = (dir / "r.json").string();
+  auto r = runDriver(o);
+  REQUIRE(r.status == 0);
+  auto j = nlohmann::json::parse(readFile(dir / "r.json"));
+  CHECK(j["search"]["complete"] == true);
+  CHECK(j["search"]["timed_out"] == false);
+  CHECK(j["search"]["ended_by"] == "bound");
+  CHECK(j["search"]["pruned_by_bound"].get<int64_t>() + j["search"]["items_pruned_by_bound"].get<int64_t>() > 0);
+  CHECK(j["search"]["seconds"].get<double>() < 30);  // far below the 60 s ceiling
+  CHECK(j["best"]["kernels"] == 1);
+}
+
+TEST_CASE("a search stopped by --time-limit says so", "[driver]") {
+  // NTrans: a space the bound cannot close in a second (docs/search.md).
+  auto dir = tempDir("stopped");
+  Options o = base(dir, std::string(MIRAGE_EXAMPLES_DIR) + "/ntrans.mg");
+  o.noCache = true;
+  o.report = (dir / "r.json").string();
+  o.timeLimitSeconds = 1;
+  REQUIRE(runDriver(o).status == 0);
+  auto j = nlohmann::json::parse(readFile(dir / "r.json"));
+  CHECK(j["search"]["timed_out"] == true);
+  CHECK(j["search"]["complete"] == false);
+  CHECK(j["search"]["ended_by"] == "time_limit");
 }
 
 TEST_CASE("a --seed makes a run reproducible", "[driver]") {

@@ -65,6 +65,36 @@ struct CostOptions {
 CostEstimate estimateCost(const ir::Graph& program, const ArchSpec& arch,
                           const CostOptions& options = {});
 
+// Lower bounds, for the search's branch and bound (docs/search.md, "Bounds").
+// What any kernel with at least this work costs at least: the work of a
+// partial kernel (its tiles so far, what it must save) at one choice of
+// grid and for-loop extents. Every completion of that kernel at those
+// extents loads at least these tiles, saves at least these bytes, uses at
+// least this shared memory and at least the fewest registers a kernel gets,
+// so each of the model's terms (memory, shared, latency, occupancy and
+// waves) is at least what the floor gives: kernelFloorUs is the model's own
+// time formula applied to that work, not a second model.
+struct KernelFloor {
+  int64_t blocks = 1;
+  int64_t forloop = 1;
+  double dramBytes = 0;       // device-memory bytes read and written, whole kernel
+  double blockLoadBytes = 0;  // bytes one block loads and stores
+  double blockSmemBytes = 0;  // shared-memory traffic of one block
+  int64_t smemPerBlock = 0;   // shared memory one block holds
+  // Operator work of one block: matmul FLOPs (on tensor cores when the
+  // dtype allows them: the faster rate bounds either), and elements per
+  // operator kind, costed at the model's FLOPs per element.
+  double blockMatmulFlops = 0;
+  bool tensorCores = false;
+  std::vector<std::pair<ir::OpKind, double>> blockElements;
+};
+double kernelFloorUs(const KernelFloor& floor, const ArchSpec& arch, const CostOptions& options = {});
+
+// `launches` kernels that together move at least `dramBytes` through device
+// memory, whatever their shapes: each costs at least the launch overhead
+// plus one round trip to memory for its loads and one for its stores.
+double launchesFloorUs(int launches, double dramBytes, const ArchSpec& arch);
+
 // The estimate as JSON for --report: {"arch", "predicted_us", "kernels": [{...}]},
 // each kernel with its launch shape, work and time parts.
 nlohmann::json costToJson(const CostEstimate& estimate);

@@ -38,7 +38,11 @@ struct Options {
   search::Limits limits;
 };
 
-// The search budget used when no --time-limit is given.
+// Without --time-limit the search runs until it is complete (cli.md: the
+// space within the limits explored, or every open plan pruned by the cost
+// model's lower bound); this is only a safety ceiling for programs whose
+// space the bound cannot close in reasonable time (the report then says
+// "ended_by": "time_limit").
 inline constexpr double kDefaultSearchSeconds = 60;
 
 // Runs mirage-opt; returns the exit status (0 success, 1 rejected input or

@@ -38,6 +38,28 @@ struct Limits {
   bool allowUnguardedExp = false;
 };
 
+// The work every completion of a partial kernel does at least, at one
+// choice of its grid and for-loop extents (docs/search.md, "Bounds"): the
+// tiles it has loaded so far (and, for the last kernel, the inputs it must
+// still load and the outputs it saves), with no operator work. The terms
+// are the cost model's (backend::KernelFloor); the driver passes the
+// backend's formula for them.
+struct KernelFloor {
+  int64_t blocks = 1;
+  int64_t forloop = 1;
+  double dramBytes = 0;       // device-memory bytes read and written, whole kernel
+  double blockLoadBytes = 0;  // bytes one block loads and stores
+  double blockSmemBytes = 0;  // shared-memory traffic of one block
+  int64_t smemPerBlock = 0;   // shared memory one block holds
+  // Operator work of one block: matmul FLOPs (tensor cores allowed when
+  // the dtype is not f32), and elements per operator kind (a rescaled
+  // accum as its multiply, add, sub and exp), at the model's FLOPs per
+  // element.
+  double blockMatmulFlops = 0;
+  bool tensorCores = false;
+  std::vector<std::pair<ir::OpKind, double>> blockElements;
+};
+
 struct Options {
   Limits limits;
   double timeLimitSeconds = 0;  // 0 = none; the caller's deadline for the whole search
@@ -46,6 +68,15 @@ struct Options {
   // Ranks an instantiated candidate (smaller is better); the driver passes the
   // backend's cost model. When empty, search::estimateCostUs is used.
   std::function<double(const ir::Graph&)> cost;
+  // Lower bounds of `cost` for branch and bound: the least a kernel doing
+  // at least a KernelFloor's work costs, and the least `launches` kernels
+  // that together move `dramBytes` cost. They must never exceed `cost` of
+  // a graph that does at least that work (test/search/bound_test.cpp
+  // checks it on every candidate of the examples). When `cost` is empty,
+  // the bounds of estimateCostUs are used; when `cost` is given without
+  // them, nothing is pruned by bound.
+  std::function<double(const KernelFloor&)> kernelFloor;
+  std::function<double(int launches, double dramBytes)> launchesFloor;
   // Called (from any thread, serialized) for each verified candidate.
   std::function<void(const struct Candidate&)> onCandidate;
   // Called about once a second with the statistics so far.
@@ -60,6 +91,12 @@ struct Options {
 struct Stats {
   int64_t states = 0;         // partial graphs explored
   int64_t pruned = 0;         // extensions rejected by the abstract-expression test
+  int64_t prunedByBound = 0;  // partial plans whose lower bound is worse than a verified candidate
+  int64_t itemsPrunedByBound = 0;  // work items skipped whole: their kernels cost more than a verified candidate
+  // Templates whose cheapest extents cost less than their lower bound: 0
+  // unless the bounds are wrong (tests check it; the first one's text).
+  int64_t boundViolations = 0;
+  std::string firstBoundViolation;
   int64_t duplicates = 0;     // extensions rejected by the canonical order or the seen-set
   int64_t deferred = 0;       // extensions left to a later pass (more discrepancies)
   int64_t templates = 0;      // complete bodies found
@@ -80,7 +117,13 @@ struct Stats {
   double secondsToBest = -1;
   double bestCost = -1;
   bool timedOut = false;
-  bool exhausted = false;     // the whole bounded space was explored
+  bool exhausted = false;     // every work item ran to its end (= complete)
+  // The search ran to its end (not stopped by the time limit or a cancel):
+  // every plan within the limits was explored or pruned by bound.
+  bool complete = false;
+  // "exhausted" (complete, nothing pruned by bound), "bound" (complete, some
+  // plans pruned by bound), "time_limit", or "cancelled" (Options::cancel).
+  std::string endedBy;
   std::string firstRejection; // the verifier's message for the first candidate it rejected
 };
 
@@ -108,5 +151,10 @@ Result runSearch(const ir::Graph& program, const verify::Verifier& verifier, con
 // moved through device memory (replicated tile loads counted per block) and
 // FLOPs, in microseconds on an H100-class GPU (docs/search.md).
 double estimateCostUs(const ir::Graph& program);
+
+// Lower bounds of estimateCostUs, in the terms of Options::kernelFloor and
+// Options::launchesFloor.
+double estimateKernelFloorUs(const KernelFloor& floor);
+double estimateLaunchesFloorUs(int launches, double dramBytes);
 
 }  // namespace mirage::search

@@ -1,0 +1,162 @@
+// Lower bounds of partial kernels for branch and bound (docs/search.md,
+// "Bounds"): the least any completion of a kernel costs, over every choice
+// of its extents that the shared-memory budget leaves, from the tiles its
+// body has loaded so far and what it must save.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "space.h"
+
+namespace mirage::search {
+namespace {
+
+struct FloorTensor {
+  std::vector<double> full;  // dims at the real extents (a partial dim: its inner extent, or what the loop says)
+  Labels labels;
+  int bytes = 2;             // storage bytes per element
+};
+
+// A plan tensor's dims at the real extents, as instantiate() makes them,
+// except that a dim of partial results counts one entry per block only when
+// this kernel's for-loop walks them (then the loop has exactly that many
+// steps); otherwise the blocks are not known here and one is assumed.
+FloorTensor describeTensor(const Context& ctx, const Plan& plan, int t) {
+  const Tensor& ten = plan.tensors[static_cast<size_t>(t)];
+  FloorTensor f;
+  f.labels = ten.labels;
+  f.bytes = ir::dtypeBytes(ctx.program->dtype);
+  if (ten.kernel < 0) {
+    for (int64_t d : ctx.program->value(ctx.program->inputs[static_cast<size_t>(ten.index)]).shape)
+      f.full.push_back(static_cast<double>(d));
+    return f;
+  }
+  const KernelTemplate& k = plan.kernels[static_cast<size_t>(ten.kernel)];
+  if (static_cast<size_t>(ten.index) < k.savedF32.size() && k.savedF32[static_cast<size_t>(ten.index)]) f.bytes = 4;
+  for (Label l : ten.labels)
+    f.full.push_back(static_cast<double>(ctx.labels->extent.at(static_cast<size_t>(innerOf(l)))));
+  return f;
+}
+
+}  // namespace
+
+const std::vector<FloorPoint>& kernelFloorPoints(Context& ctx, const Plan& plan, const std::vector<GridAxis>& grid,
+                                                 Label loop, const std::vector<int>& tiles,
+                                                 const std::vector<FloorSave>& saves, Label newPartial) {
+  // The memo key: everything the floor depends on.
+  std::string key = fmt::format("L{}|", loop);
+  if (partialOf(loop)) {
+    auto [pk, pa] = plan.partialAxis.at(static_cast<size_t>(partialOf(loop)));
+    key += fmt::format("p{}|", plan.kernels[static_cast<size_t>(pk)].grid[static_cast<size_t>(pa)].label);
+  }
+  for (const GridAxis& a : grid) key += fmt::format("g{}{},", a.label, a.split ? "s" : "");
+  std::vector<FloorTensor> ts;
+  for (int t : tiles) {
+    ts.push_back(describeTensor(ctx, plan, t));
+    const Tensor& ten = plan.tensors[static_cast<size_t>(t)];
+    key += fmt::format("t{}:{}:", ten.kernel < 0 ? ten.index : -1, ts.back().bytes);
+    for (size_t d = 0; d < ts.back().labels.size(); ++d)
+      key += fmt::format("{}/{},", ts.back().labels[d], ts.back().full[d]);
+  }
+  for (const FloorSave& s : saves) {
+    key += fmt::format("s{}:", s.bytes);
+    for (Label l : s.labels) key += fmt::format("{},", partialOf(l) == newPartial && newPartial ? -innerOf(l) : l);
+  }
+  if (auto it = ctx.floorMemo.find(key); it != ctx.floorMemo.end()) return it->second;
+  if (ctx.floorMemo.size() > 200000) ctx.floorMemo.clear();  // bounded memory; references are used at once
+
+  // The extents chooseExtents tries (extents.cpp): per grid axis every
+  // block count divisorsOf gives, per for-loop every count left.
+  const ProgramLabels& pl = *ctx.labels;
+  std::vector<std::vector<int64_t>> axisOptions;
+  for (const GridAxis& a : grid) axisOptions.push_back(divisorsOf(pl.extent[static_cast<size_t>(a.label)], false));
+  const bool partialLoop = loop != kUnit && partialOf(loop) != 0;
+  std::vector<int64_t> parts(grid.size(), 1);
+  const int dtypeBytes = ir::dtypeBytes(ctx.program->dtype);
+  std::vector<FloorPoint> points;
+
+  auto evaluate = [&](int64_t forloop) {
+    KernelFloor f;
+    f.forloop = forloop;
+    for (int64_t p : parts) f.blocks *= p;
+    int64_t smemTiles = 0;  // extents.cpp's working set: every tile at one step
+    for (const FloorTensor& t : ts) {
+      std::vector<double> tile = t.full;
+      double fullElems = 1;
+      bool walked = false;
+      for (size_t a = 0; a < grid.size(); ++a)
+        for (size_t d = 0; d < t.labels.size(); ++d)
+          if (t.labels[d] == grid[a].label) {
+            tile[d] /= static_cast<double>(parts[a]);
+            break;
+          }
+      if (loop != kUnit)
+        for (size_t d = 0; d < t.labels.size(); ++d) {
+          bool match = partialLoop ? partialOf(t.labels[d]) == partialOf(loop) : t.labels[d] == loop;
+          if (!match) continue;
+          walked = true;
+          // A loop over partials walks one block's entries per step: the
+          // dim holds `forloop` blocks' worth.
+          if (partialLoop) tile[d] = t.full[d];
+          else tile[d] /= static_cast<double>(forloop);
+          break;
+        }
+      double tileElems = 1;
+      for (size_t d = 0; d < tile.size(); ++d) {
+        tileElems *= std::max(1.0, std::floor(tile[d]));
+        double full = t.full[d];
+        if (partialLoop && partialOf(t.labels[d]) == partialOf(loop)) full *= static_cast<double>(forloop);
+        fullElems *= full;
+      }
+      const double tileBytes = tileElems * t.bytes;
+      const double loads = walked ? tileBytes * static_cast<double>(forloop) : tileBytes;
+      f.blockLoadBytes += loads;
+      f.blockSmemBytes += loads;
+      f.smemPerBlock += static_cast<int64_t>(tileBytes) * (walked && forloop > 1 ? 2 : 1);
+      f.dramBytes += fullElems * t.bytes;
+      smemTiles += static_cast<int64_t>(tileElems) * dtypeBytes;
+    }
+    if (smemTiles > ctx.limits->smemBytesPerBlock) return;  // no completion fits at these extents
+    for (const FloorSave& s : saves) {
+      double elems = 1;
+      for (Label l : s.labels) {
+        double e = static_cast<double>(pl.extent.at(static_cast<size_t>(innerOf(l))));
+        if (newPartial && partialOf(l) == newPartial)
+          for (size_t a = 0; a < grid.size(); ++a)
+            if (grid[a].split) e *= static_cast<double>(parts[a]);
+        elems *= e;
+      }
+      f.dramBytes += elems * s.bytes;
+      // No two blocks write the same element: a block saves at least its share.
+      f.blockLoadBytes += elems * s.bytes / static_cast<double>(f.blocks);
+    }
+    f.tensorCores = ctx.program->dtype != ir::DType::F32;
+    points.push_back({parts, forloop, f, ctx.kernelFloor(f)});
+  };
+
+  // Odometer over the grid axes, then the for-loop counts.
+  std::vector<size_t> idx(grid.size(), 0);
+  while (true) {
+    for (size_t a = 0; a < grid.size(); ++a) parts[a] = axisOptions[a][idx[a]];
+    std::vector<int64_t> loops = {1};
+    if (partialLoop) {
+      auto [pk, pa] = plan.partialAxis.at(static_cast<size_t>(partialOf(loop)));
+      loops = divisorsOf(pl.extent[static_cast<size_t>(plan.kernels[static_cast<size_t>(pk)].grid[static_cast<size_t>(pa)].label)],
+                         false);
+    } else if (loop != kUnit) {
+      int64_t e = pl.extent[static_cast<size_t>(loop)];
+      for (size_t a = 0; a < grid.size(); ++a)
+        if (grid[a].label == loop) e /= parts[a];
+      loops = divisorsOf(std::max<int64_t>(1, e), true);
+    }
+    for (int64_t f : loops) evaluate(f);
+    size_t a = 0;
+    while (a < grid.size() && ++idx[a] == axisOptions[a].size()) idx[a++] = 0;
+    if (a == grid.size()) break;
+  }
+  std::stable_sort(points.begin(), points.end(), [](const FloorPoint& a, const FloorPoint& b) { return a.us < b.us; });
+  return ctx.floorMemo.emplace(std::move(key), std::move(points)).first->second;
+}
+
+}  // namespace mirage::search

@@ -1,0 +1,249 @@
+// Regions (search/regions.h), part 3: the search of a partition's regions
+// side by side (each distinct text once) and the moving cuts.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "mirage/ir/printer.h"
+#include "mirage/search/regions.h"
+
+namespace mirage::search {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// One region text's search outcome, shared by every region with that text.
+struct Searched {
+  ir::Graph best;
+  double costUs = 0;
+  int kernels = 0;
+  double seconds = 0;
+  std::string origin;
+};
+
+void addStats(Stats& to, const Stats& s) {
+  to.states += s.states;
+  to.pruned += s.pruned;
+  to.duplicates += s.duplicates;
+  to.deferred += s.deferred;
+  to.templates += s.templates;
+  to.instantiated += s.instantiated;
+  to.noExtents += s.noExtents;
+  to.dominated += s.dominated;
+  to.unverified += s.unverified;
+  to.prechecked += s.prechecked;
+  to.precheckFailed += s.precheckFailed;
+  to.checkFailed += s.checkFailed;
+  to.rejectedUndefined += s.rejectedUndefined;
+  to.rejectedUnguarded += s.rejectedUnguarded;
+  to.verified += s.verified;
+  to.prunedByBound += s.prunedByBound;
+  to.itemsPrunedByBound += s.itemsPrunedByBound;
+  to.boundViolations += s.boundViolations;
+  if (to.firstBoundViolation.empty()) to.firstBoundViolation = s.firstBoundViolation;
+  to.timedOut = to.timedOut || s.timedOut;
+  to.exhausted = to.exhausted && s.exhausted;
+  to.complete = to.complete && s.complete;
+  // The least conclusive way any region's search ended.
+  auto rank = [](const std::string& e) {
+    return e == "exhausted" ? 0 : e == "bound" ? 1 : e == "cancelled" ? 2 : e == "time_limit" ? 3 : -1;
+  };
+  if (rank(s.endedBy) > rank(to.endedBy)) to.endedBy = s.endedBy;
+  if (to.firstRejection.empty()) to.firstRejection = s.firstRejection;
+}
+
+class RegionSearcher {
+ public:
+  RegionSearcher(const ir::Graph& program, const RegionSearch& search, const RegionOptions& opt)
+      : program_(program), search_(search), opt_(opt) {
+    stats_.exhausted = true;
+    stats_.complete = true;
+  }
+
+  double secondsLeft() const {
+    return opt_.timeLimitSeconds > 0 ? opt_.timeLimitSeconds - since(start_) : std::numeric_limits<double>::infinity();
+  }
+
+  // Splits at `cuts`, searches every region text not searched yet (side by
+  // side), stitches. False (error set) when the split or the stitch fails.
+  bool evaluate(const Cuts& cuts, ir::Graph* stitched, double* cost, std::vector<RegionTiming>* timings,
+                std::vector<ir::Graph>* bestsOut, std::string* error) {
+    std::vector<Region> regions = splitRegions(program_, cuts, error);
+    if (regions.empty()) return false;
+    std::vector<std::string> texts;
+    for (const Region& r : regions) texts.push_back(ir::printGraph(r.program));
+    searchAll({cuts});
+    std::vector<const ir::Graph*> bests;
+    timings->clear();
+    for (size_t k = 0; k < regions.size(); ++k) {
+      const Searched& s = memo_.at(texts[k]);
+      bests.push_back(&s.best);
+      RegionTiming t;
+      t.begin = regions[k].begin;
+      t.end = regions[k].end;
+      t.reused = std::find(texts.begin(), texts.begin() + static_cast<long>(k), texts[k]) != texts.begin() + static_cast<long>(k);
+      t.seconds = t.reused ? 0 : s.seconds;
+      t.kernels = s.kernels;
+      t.costUs = s.costUs;
+      t.origin = s.origin;
+      timings->push_back(t);
+    }
+    bestsOut->clear();
+    for (const ir::Graph* b : bests) bestsOut->push_back(*b);
+    *stitched = stitchRegions(program_, regions, bests, error);
+    if (stitched->ops.empty()) return false;
+    *cost = opt_.cost(*stitched);
+    return true;
+  }
+
+  Stats stats() const { return stats_; }
+
+  // Searches, side by side, every region text of these partitions that has
+  // not been searched yet.
+  void searchAll(const std::vector<Cuts>& partitions) {
+    std::vector<Region> regions;
+    std::vector<std::string> texts;
+    for (const Cuts& c : partitions) {
+      std::string error;
+      for (Region& r : splitRegions(program_, c, &error)) {
+        std::string t = ir::printGraph(r.program);
+        if (memo_.count(t) || std::find(texts.begin(), texts.end(), t) != texts.end()) continue;
+        texts.push_back(std::move(t));
+        regions.push_back(std::move(r));
+      }
+    }
+    std::vector<size_t> todo;
+    for (size_t k = 0; k < regions.size(); ++k) todo.push_back(k);
+    runAll(regions, texts, todo);
+  }
+
+ private:
+  void runAll(const std::vector<Region>& regions, const std::vector<std::string>& texts,
+              const std::vector<size_t>& todo) {
+    if (todo.empty()) return;
+    int workers = std::max(1, std::min<int>(opt_.jobs, static_cast<int>(todo.size())));
+    int jobsEach = std::max(1, opt_.jobs / workers);
+    // Each region gets its own limit, cut to what is left of the deadline
+    // when it starts (a region that completes early leaves its thread to the
+    // next); the largest regions start first.
+    std::vector<size_t> order = todo;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return regions[a].end - regions[a].begin > regions[b].end - regions[b].begin;
+    });
+    std::atomic<size_t> next{0};
+    std::mutex mu;
+    auto work = [&] {
+      for (size_t i; (i = next.fetch_add(1)) < order.size();) {
+        size_t k = order[i];
+        double seconds = std::max(0.05, std::min(opt_.secondsPerRegion, secondsLeft()));
+        auto t0 = Clock::now();
+        // One operator is one launch already: nothing to search.
+        Result r = regions[k].end - regions[k].begin > 1 ? search_(regions[k].program, seconds, jobsEach) : Result{};
+        Searched s;
+        s.seconds = since(t0);
+        if (r.best >= 0 && static_cast<size_t>(r.best) < r.candidates.size()) {
+          const Candidate& c = r.candidates[static_cast<size_t>(r.best)];
+          s.best = c.graph;
+          s.costUs = c.cost;
+          s.kernels = c.kernels;
+          s.origin = c.origin;
+        } else {
+          s.best = regions[k].program;
+          s.costUs = opt_.cost(s.best);
+          s.kernels = ir::countKernels(s.best);
+          s.origin = regions[k].end - regions[k].begin > 1 ? "input" : "input (one operator)";
+        }
+        std::lock_guard lock(mu);
+        if (opt_.log)
+          opt_.log(fmt::format("region ops {}..{}: {} launch(es), {:.2f} us ({}) in {:.2f}s", regions[k].begin,
+                               regions[k].end - 1, s.kernels, s.costUs, s.origin, s.seconds));
+        addStats(stats_, r.stats);
+        memo_[texts[k]] = std::move(s);
+      }
+    };
+    std::vector<std::thread> threads;
+    for (int w = 1; w < workers; ++w) threads.emplace_back(work);
+    work();
+    for (std::thread& t : threads) t.join();
+  }
+
+  const ir::Graph& program_;
+  const RegionSearch& search_;
+  const RegionOptions& opt_;
+  Clock::time_point start_ = Clock::now();
+  std::map<std::string, Searched> memo_;
+  Stats stats_;
+};
+
+}  // namespace
+
+RegionsResult searchRegions(const ir::Graph& program, const RegionSearch& search, const RegionOptions& options) {
+  auto start = Clock::now();
+  RegionsResult out;
+  RegionSearcher searcher(program, search, options);
+  out.initialCuts = chooseCuts(program, options.rule);
+  out.cuts = out.initialCuts;
+  if (!searcher.evaluate(out.cuts, &out.stitched, &out.costUs, &out.regions, &out.bests, &out.error)) return out;
+
+  // Moving cuts: the cuts whose two neighbouring regions cost most are tried
+  // at nearby eligible positions; a move is kept when the stitched program
+  // is cheaper by the cost model.
+  std::vector<Boundary> bs = analyzeBoundaries(program, options.rule);
+  int n = static_cast<int>(bs.size()) + 1;
+  std::vector<std::pair<double, int>> order;  // (cost of the regions on both sides, cut index)
+  for (size_t j = 0; j < out.cuts.size(); ++j)
+    order.push_back({-(out.regions[j].costUs + out.regions[j + 1].costUs), static_cast<int>(j)});
+  std::sort(order.begin(), order.end());
+  int tried = 0;
+  for (auto [negCost, j] : order) {
+    if (tried++ >= options.cutMoves || searcher.secondsLeft() < options.secondsPerRegion) break;
+    // Every neighbouring position of cut j that keeps its two regions
+    // within maxOps; their new regions are searched side by side.
+    std::vector<Cuts> moves;
+    for (int d = 1; d <= options.moveDistance; ++d)
+      for (int sign : {-1, 1}) {
+        Cuts c = out.cuts;
+        int pos = c[static_cast<size_t>(j)] + sign * d;
+        int lo = j > 0 ? c[static_cast<size_t>(j - 1)] : 0;
+        int hi = static_cast<size_t>(j) + 1 < c.size() ? c[static_cast<size_t>(j + 1)] : n;
+        if (pos <= lo || pos >= hi || !bs[static_cast<size_t>(pos - 1)].eligible) continue;
+        if (pos - lo > options.rule.maxOps || hi - pos > options.rule.maxOps) continue;
+        c[static_cast<size_t>(j)] = pos;
+        moves.push_back(c);
+      }
+    searcher.searchAll(moves);
+    const int from = out.cuts[static_cast<size_t>(j)];
+    for (const Cuts& c : moves) {
+      ir::Graph g;
+      double cost = 0;
+      std::vector<RegionTiming> timings;
+      std::vector<ir::Graph> bests;
+      std::string error;
+      ++out.movesTried;
+      if (!searcher.evaluate(c, &g, &cost, &timings, &bests, &error)) continue;
+      if (options.log)
+        options.log(fmt::format("cut {} moved to {}: {:.2f} us (best so far {:.2f} us)", from,
+                                c[static_cast<size_t>(j)], cost, out.costUs));
+      if (cost < out.costUs - 1e-9) {
+        ++out.movesKept;
+        out.cuts = c;
+        out.stitched = std::move(g);
+        out.costUs = cost;
+        out.regions = std::move(timings);
+        out.bests = std::move(bests);
+      }
+    }
+  }
+  out.stats = searcher.stats();
+  out.stats.seconds = since(start);
+  return out;
+}
+
+}  // namespace mirage::search

@@ -1,0 +1,73 @@
+// mirage-opt on a program above the regions threshold (21+ operators): it is
+// searched by regions, the report says how many and their times, the chosen
+// program has fewer launches than the input, and a second run with the same
+// cache directory takes every region from the cache (content-addressed:
+// equal regions share one entry).
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+
+#include "mirage/driver/driver.h"
+#include "test_util.h"
+
+using mirage::driver::Options;
+
+namespace {
+
+// Five RMSNorm+Linear blocks in a row (25 operators): the rows of every
+// block's output are reduced whole by the next RMSNorm, 4 rows, so each
+// block is a region of its own; the blocks are equal, so one region text.
+std::string chain() {
+  std::string s = "graph chain {\n  X = input f16[4, 64]\n";
+  for (int k = 1; k <= 5; ++k) s += "  W" + std::to_string(k) + " = input f16[64, 64]\n";
+  std::string x = "X";
+  for (int k = 1; k <= 5; ++k) {
+    std::string y = k == 5 ? "Y" : "Y" + std::to_string(k);
+    s += "  " + y + " = matmul(rms_norm(" + x + "), W" + std::to_string(k) + ")\n";
+    x = y;
+  }
+  return s + "  output Y\n}\n";
+}
+
+}  // namespace
+
+TEST_CASE("a program above the threshold is searched by regions, and its regions come from the cache next time",
+          "[driver][regions]") {
+  auto dir = test::tempDir("regions");
+  test::writeFile(dir / "chain.mg", chain());
+  Options o;
+  o.input = (dir / "chain.mg").string();
+  o.device = "none";
+  o.jobs = 2;
+  o.verbosity = -1;
+  o.cacheDir = (dir / "cache").string();
+  o.output = (dir / "chain.cu").string();
+  o.report = (dir / "r.json").string();
+  auto first = test::runDriver(o);
+  INFO(first.err);
+  REQUIRE(first.status == 0);
+  auto j = nlohmann::json::parse(test::readFile(dir / "r.json"));
+  REQUIRE(j.contains("regions"));
+  const auto& g = j["regions"];
+  CHECK(g["count"] == 5);
+  CHECK(g["cuts"] == nlohmann::json::array({5, 10, 15, 20}));
+  CHECK(g["regions"].size() == 5);
+  CHECK(g["regions"][1]["repeat_of_earlier_region"] == true);
+  CHECK(j["best"]["kernels"] == 5);  // one fused RMSNorm+Linear kernel per block; the input has 25
+  CHECK(j["candidates"].size() == 2);
+  CHECK(j["candidates"][1]["origin"] == "regions: 5 stitched");
+  std::string how = g["verification"];
+  CHECK((how == "verified whole" || how.rfind("proven region by region", 0) == 0));
+  std::printf("regions: first run %.2f s (%s), ", first.seconds, how.c_str());
+
+  auto second = test::runDriver(o);
+  REQUIRE(second.status == 0);
+  auto j2 = nlohmann::json::parse(test::readFile(dir / "r.json"));
+  // Every region text (the first partition's one, and the moved cuts') came
+  // from the cache.
+  CHECK(j2["regions"]["cache_hits"] >= 1);
+  CHECK(j2["regions"]["cache_hits"] == j2["regions"]["region_searches"]);
+  CHECK(j2["regions"]["region_searches"] == g["region_searches"]);
+  CHECK(j2["best"]["kernels"] == 5);
+  std::printf("second %.2f s\n", second.seconds);
+}

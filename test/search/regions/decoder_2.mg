@@ -1,0 +1,35 @@
+# 2 chained decoder layers (scripts/decoder_chain.py 2).
+graph decoder_2 {
+  X = input f16[8, 1, 1, 512]
+  Wq_1 = input f16[1, 8, 512, 64]
+  K_1 = input f16[8, 8, 64, 1024]
+  V_1 = input f16[8, 8, 1024, 64]
+  Wo_1 = input f16[1, 8, 64, 512]
+  Wg_1 = input f16[1, 1, 512, 1408]
+  Wu_1 = input f16[1, 1, 512, 1408]
+  Wd_1 = input f16[1, 1, 1408, 512]
+  Wq_2 = input f16[1, 8, 512, 64]
+  K_2 = input f16[8, 8, 64, 1024]
+  V_2 = input f16[8, 8, 1024, 64]
+  Wo_2 = input f16[1, 8, 64, 512]
+  Wg_2 = input f16[1, 1, 512, 1408]
+  Wu_2 = input f16[1, 1, 512, 1408]
+  Wd_2 = input f16[1, 1, 1408, 512]
+  # layer 1
+  Q_1 = matmul(rms_norm(X), Wq_1)
+  P_1 = softmax(mul(matmul(Q_1, K_1), 0.125), dim=-1)
+  A_1 = matmul(P_1, V_1)
+  H_1 = add(X, reduce_sum(matmul(A_1, Wo_1), dim=1))
+  N_1 = rms_norm(H_1)
+  M_1 = mul(silu(matmul(N_1, Wg_1)), matmul(N_1, Wu_1))
+  Y_1 = add(H_1, matmul(M_1, Wd_1))
+  # layer 2
+  Q_2 = matmul(rms_norm(Y_1), Wq_2)
+  P_2 = softmax(mul(matmul(Q_2, K_2), 0.125), dim=-1)
+  A_2 = matmul(P_2, V_2)
+  H_2 = add(Y_1, reduce_sum(matmul(A_2, Wo_2), dim=1))
+  N_2 = rms_norm(H_2)
+  M_2 = mul(silu(matmul(N_2, Wg_2)), matmul(N_2, Wu_2))
+  Y = add(H_2, matmul(M_2, Wd_2))
+  output Y
+}
