@@ -1,8 +1,10 @@
 // Degree analysis for the error bound (see bound.h). A value is a rational
 // function num/den of the random field elements (inputs, and the fresh
 // values that exp and the random functions introduce); we bound deg(num) and
-// deg(den) with the usual rules, conservatively (sums of fractions are put
-// over the product of their denominators).
+// deg(den) with the usual rules, conservatively: sums of fractions are put
+// over the product of their denominators, except where all the terms share
+// one denominator polynomial (`shared`, below), as softmax's p_j = e_j / s
+// do in Σ_j p_j v_j, or rms_norm's x_k / r in Σ_k (x_k / r) w_k.
 #include "bound.h"
 
 #include <algorithm>
@@ -22,7 +24,43 @@ using ir::ValueId;
 struct Deg {
   double n = 0;  // numerator degree
   double d = 0;  // denominator degree
+  // Bit k: every element along dim k of the value has the same denominator
+  // polynomial (in the representation these rules build), so a sum along
+  // dim k keeps it: Σ_j n_j / D = (Σ_j n_j) / D. Inside a kernel body it is
+  // about one block and iteration, the scope of the body's sums.
+  uint32_t shared = ~0u;
+  // Inside a kernel body: the grid dims (bits x, y, z) whose block index the
+  // denominator polynomial, and the value, may depend on. A result saved
+  // along a grid-split dim keeps `shared` there only when its denominator
+  // does not depend on that grid dim (every block's chunk has the same one).
+  uint32_t denGrid = 0;
+  uint32_t valGrid = 0;
 };
+
+using Mask = uint32_t;
+Mask bit(size_t k) { return Mask{1} << k; }
+
+// The dims of extent 1: trivially shared.
+Mask unitDims(const ir::Shape& s) {
+  Mask m = 0;
+  for (size_t k = 0; k < s.size(); ++k)
+    if (s[k] == 1) m |= bit(k);
+  return m;
+}
+
+// Whether output dim j (of shape `out`) sees one operand element (shape
+// `in`, aligned to the right as in broadcasting) all along it.
+bool broadcastAlong(const ir::Shape& in, const ir::Shape& out, size_t j) {
+  size_t lead = out.size() - in.size();
+  if (j < lead) return true;
+  return in[j - lead] == 1 && out[j] != 1;
+}
+
+// Whether the operand's denominator is the same all along output dim j.
+bool sharedAlong(const Deg& x, const ir::Shape& in, const ir::Shape& out, size_t j) {
+  size_t lead = out.size() - in.size();
+  return broadcastAlong(in, out, j) || ((x.shared >> (j - lead)) & 1u) != 0;
+}
 
 // Sum of `terms` values of degree x each.
 Deg sumOf(Deg x, double terms) { return {x.n + (terms - 1) * x.d, terms * x.d}; }
@@ -41,12 +79,86 @@ double literalBits(const std::string& text) {
 
 struct Analyzer {
   BoundStats stats;
+  std::vector<Deg>* current = nullptr;
+
+  // Fills out.denGrid and out.valGrid from the operands (kernel bodies; at
+  // program level every operand has none, so neither has the result).
+  void gridDependence(const ir::Graph& g, const ir::Op& op, Deg& out) const {
+    Mask den = 0, val = 0;
+    for (ValueId in : op.inputs) {
+      const Deg& x = (*current)[static_cast<size_t>(in)];
+      den |= x.denGrid;
+      val |= x.valGrid | x.denGrid;
+    }
+    switch (op.kind) {
+      case OpKind::Input:
+      case OpKind::Const: out.denGrid = out.valGrid = 0; return;
+      case OpKind::Tile: {
+        // Block i views chunk i of each mapped dim: its values differ, its
+        // denominators only where the argument's are not shared along it.
+        const Deg& x = (*current)[static_cast<size_t>(op.inputs[0])];
+        for (size_t gd = 0; gd < 3; ++gd) {
+          if (op.imap[gd] < 0) continue;
+          val |= bit(gd);
+          if (!((x.shared >> op.imap[gd]) & 1u)) den |= bit(gd);
+        }
+        break;
+      }
+      case OpKind::Exp:
+      case OpKind::Sqrt:
+      case OpKind::Silu:
+      case OpKind::Gelu:
+      case OpKind::Relu:
+      case OpKind::ReduceMax:
+      case OpKind::Scan: den = 0; break;  // fresh values: denominator 1
+      case OpKind::Rsqrt: den = val; break;  // the fresh value is the denominator
+      case OpKind::Div: {
+        const Deg& b = (*current)[static_cast<size_t>(op.inputs[1])];
+        den |= b.valGrid | b.denGrid;  // the divisor's numerator joins the denominator
+        break;
+      }
+      case OpKind::Accum:
+        if (!ir::isRescaledAccum(op) && op.accumOp == ir::AccumOp::Max) den = 0;
+        break;
+      case OpKind::Matmul:
+      case OpKind::Add:
+      case OpKind::Sub:
+      case OpKind::Mul:
+      case OpKind::Square:
+      case OpKind::ReduceSum:
+      case OpKind::ReduceMean:
+      case OpKind::Transpose:
+      case OpKind::Kernel:
+      case OpKind::Save: break;  // products and sums of the operands' denominators
+    }
+    out.denGrid = den;
+    out.valGrid = val;
+  }
+
+  // The shared mask of an element-wise result: a dim is shared when both
+  // operands' denominators are along it; a quotient's denominator also holds
+  // the divisor's numerator, shared only where the divisor is broadcast.
+  Mask elementwiseShared(const ir::Graph& g, const ir::Op& op, bool quotient) const {
+    const ir::Shape& os = g.value(op.results[0]).shape;
+    const ir::Shape& as = g.value(op.inputs[0]).shape;
+    const ir::Shape& bs = g.value(op.inputs[1]).shape;
+    const Deg& a = (*current)[static_cast<size_t>(op.inputs[0])];
+    const Deg& b = (*current)[static_cast<size_t>(op.inputs[1])];
+    Mask m = unitDims(os);
+    for (size_t j = 0; j < os.size(); ++j) {
+      bool ok = sharedAlong(a, as, os, j) && (quotient ? broadcastAlong(bs, os, j) : sharedAlong(b, bs, os, j));
+      if (ok) m |= bit(j);
+    }
+    return m;
+  }
 
   // `scale` = how many times each op of g runs per program run (blocks, and
   // iterations for loop-phase body ops are multiplied in below).
   std::vector<Deg> run(const ir::Graph& g, const std::vector<Deg>& args, double blocks,
                        double forloop) {
     std::vector<Deg> deg(g.values.size());
+    std::vector<Deg>* outer = current;
+    current = &deg;
     std::vector<char> after(g.values.size(), 0);
     auto at = [&](ValueId v) -> Deg& { return deg[static_cast<size_t>(v)]; };
     auto count = [&](ValueId v) { return static_cast<double>(ir::numElements(g.value(v).shape)); };
@@ -71,34 +183,55 @@ struct Analyzer {
         case OpKind::Add:
         case OpKind::Sub: {
           Deg a = at(op.inputs[0]), b = at(op.inputs[1]);
-          out = {std::max(a.n + b.d, b.n + a.d), a.d + b.d};
+          out = {std::max(a.n + b.d, b.n + a.d), a.d + b.d, elementwiseShared(g, op, false)};
           break;
         }
         case OpKind::Mul: {
           Deg a = at(op.inputs[0]), b = at(op.inputs[1]);
-          out = {a.n + b.n, a.d + b.d};
+          out = {a.n + b.n, a.d + b.d, elementwiseShared(g, op, false)};
           break;
         }
         case OpKind::Div: {
           Deg a = at(op.inputs[0]), b = at(op.inputs[1]);
-          out = {a.n + b.d, a.d + b.n};
+          out = {a.n + b.d, a.d + b.n, elementwiseShared(g, op, true)};
           stats.divisorElements += times * count(op.inputs[1]);
           break;
         }
         case OpKind::Matmul: {
           Deg a = at(op.inputs[0]), b = at(op.inputs[1]);
           const ir::Shape& as = g.value(op.inputs[0]).shape;
-          out = sumOf({a.n + b.n, a.d + b.d}, static_cast<double>(as.back()));
+          const ir::Shape& bs = g.value(op.inputs[1]).shape;
+          const ir::Shape& os = g.value(op.results[0]).shape;
+          size_t ra = as.size(), rb = bs.size(), r = os.size();
+          // The term a[m, k]·b[k, n] has denominator da[m, k]·db[k, n]: one
+          // polynomial for every k when both are shared along K.
+          bool overK = (((a.shared >> (ra - 1)) & 1u) || as[ra - 1] == 1) &&
+                       (((b.shared >> (rb - 2)) & 1u) || bs[rb - 2] == 1);
+          Deg term{a.n + b.n, a.d + b.d};
+          out = overK ? term : sumOf(term, static_cast<double>(as.back()));
+          Mask m = unitDims(os);
+          for (size_t j = 0; j + 2 < r; ++j) {
+            ir::Shape ab(as.begin(), as.end() - 2), bb(bs.begin(), bs.end() - 2), ob(os.begin(), os.end() - 2);
+            if (sharedAlong(a, ab, ob, j) && sharedAlong(b, bb, ob, j)) m |= bit(j);
+          }
+          if ((a.shared >> (ra - 2)) & 1u) m |= bit(r - 2);  // along M: a's rows; b has no M
+          if ((b.shared >> (rb - 1)) & 1u) m |= bit(r - 1);  // along N: b's columns
+          out.shared = m;
           break;
         }
         case OpKind::ReduceSum:
         case OpKind::ReduceMean: {
+          Deg x = at(op.inputs[0]);
           const ir::Shape& s = g.value(op.inputs[0]).shape;
           double terms = static_cast<double>(s[static_cast<size_t>(op.dim)] / op.size);
-          out = sumOf(at(op.inputs[0]), terms);
+          bool common = ((x.shared >> op.dim) & 1u) != 0;
+          out = common ? Deg{x.n, x.d} : sumOf(x, terms);
+          out.shared = x.shared | unitDims(g.value(op.results[0]).shape);
           break;
         }
-        case OpKind::Square: out = {2 * at(op.inputs[0]).n, 2 * at(op.inputs[0]).d}; break;
+        case OpKind::Square:
+          out = {2 * at(op.inputs[0]).n, 2 * at(op.inputs[0]).d, at(op.inputs[0]).shared};
+          break;
         case OpKind::Exp:
         case OpKind::Sqrt:
         case OpKind::Silu:
@@ -110,14 +243,22 @@ struct Analyzer {
         case OpKind::Rsqrt:
           stats.applications += times * count(op.inputs[0]);
           stats.divisorElements += times * count(op.inputs[0]);
-          out = {0, 1};
+          out = {0, 1, unitDims(g.value(op.results[0]).shape)};  // one fresh denominator per element
           break;
         case OpKind::ReduceMax:
           stats.applications += times * (count(op.inputs[0]) + count(op.results[0]));
           out = {1, 0};
           break;
-        case OpKind::Transpose:
-        case OpKind::Tile: out = at(op.inputs[0]); break;
+        case OpKind::Transpose: {
+          out = at(op.inputs[0]);
+          Mask m = out.shared, a = bit(static_cast<size_t>(op.dim)), b = bit(static_cast<size_t>(op.dim1));
+          out.shared = (m & ~(a | b)) | ((m & a) ? b : 0) | ((m & b) ? a : 0);
+          break;
+        }
+        case OpKind::Tile:
+          out = at(op.inputs[0]);
+          out.shared |= unitDims(g.value(op.results[0]).shape);
+          break;
         case OpKind::Scan:
           // A multiset hash per element and iteration, and a max value.
           stats.applications += times * (count(op.inputs[0]) + count(op.results[0]));
@@ -129,11 +270,15 @@ struct Analyzer {
             Deg x = at(op.inputs[0]);
             stats.applications += times * count(op.inputs[1]) + blocks * count(op.inputs[1]);
             out = sumOf({x.n + 2, x.d}, forloop);
+            out.shared = x.shared;
           } else if (op.accumOp == ir::AccumOp::Max) {
             stats.applications += times * count(op.inputs[0]) + blocks * count(op.results[0]);
             out = {1, 0};
           } else {
+            // Σ_i x_i over the iterations: the product of the iterations'
+            // denominators, shared along a dim when each is.
             out = sumOf(at(op.inputs[0]), forloop);
+            out.shared = at(op.inputs[0]).shared;
           }
           break;
         case OpKind::Save: break;
@@ -144,17 +289,30 @@ struct Analyzer {
           std::vector<Deg> body =
               run(*op.body, a, static_cast<double>(k.grid[0] * k.grid[1] * k.grid[2]),
                   static_cast<double>(k.forloop));
+          current = &deg;
           for (const ir::Op& s : op.body->ops)
-            if (s.kind == OpKind::Save)
-              at(op.results[static_cast<size_t>(s.resultIndex)]) = body[static_cast<size_t>(s.inputs[0])];
+            if (s.kind == OpKind::Save) {
+              ValueId res = op.results[static_cast<size_t>(s.resultIndex)];
+              Deg saved = body[static_cast<size_t>(s.inputs[0])];
+              // Along a dim the grid splits, different blocks wrote the
+              // chunks: nothing says their denominators agree.
+              for (size_t gd = 0; gd < 3; ++gd)
+                if (s.omap[gd] >= 0 && ((saved.denGrid >> gd) & 1u))
+                  saved.shared &= ~bit(static_cast<size_t>(s.omap[gd]));
+              saved.shared |= unitDims(g.value(res).shape);
+              saved.denGrid = saved.valGrid = 0;
+              at(res) = saved;
+            }
           continue;
         }
       }
+      gridDependence(g, op, out);
       for (ValueId r : op.results) {
         at(r) = out;
         stats.maxDegree = std::max(stats.maxDegree, out.n + out.d);
       }
     }
+    current = outer;
     return deg;
   }
 };

@@ -30,6 +30,8 @@ std::string formatVerdict(const Verdict& v, const Options& options) {
   // (docs/verifier.md), which for programs of sums, products, quotients and
   // exp means they differ as real functions.
   out += fmt::format("fingerprints differ in trial {} (seed {})\n", v.trials, options.seed);
+  if (!v.realWitness.empty())
+    out += fmt::format("the output depends on an exp of an exp, and the programs also differ {}\n", v.realWitness);
   return out;
 }
 

@@ -81,12 +81,9 @@ ir::Graph stitchRegions(const ir::Graph& program, const std::vector<Region>& reg
 // `bests` stitched at `cuts`, the regions' own sub-programs stitched at the
 // same cuts must be the input (ir::sameGraph), and every μGraph must be
 // proven equivalent to its region's sub-program (checked here, each distinct
-// pair once, with `regionOptions`). The same holds when the program nests
-// exps (nestsExp): the verifier's whole verdict then cannot refute either.
-// *byRegions tells which proof holds.
-// True when some exp's argument depends on another exp's result (two
-// softmax layers in a chain).
-bool nestsExp(const ir::Graph& program);
+// pair once, with `regionOptions`). The same holds when the whole check is
+// "not proven" for a program that nests exps (docs/verifier.md, "Nested
+// exps"). *byRegions tells which proof holds.
 
 verify::Verdict verifyStitched(const ir::Graph& program, const verify::Verifier& verifier, const Cuts& cuts,
                                const std::vector<ir::Graph>& bests, const ir::Graph& stitched,

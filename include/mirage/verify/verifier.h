@@ -70,6 +70,10 @@ struct Verdict {
   bool notProven = false;
   bool undefined = false;  // the candidate may be undefined where the reference is defined
   std::string message;             // human-readable reason when not equivalent
+  // For a difference at an output that depends on an exp of an exp, which the
+  // fields alone cannot refute (docs/verifier.md, "Nested exps"): the real
+  // inputs at which the two programs were seen to differ.
+  std::string realWitness;
   int trials = 0;                  // trials run (each on every output element)
 };
 
