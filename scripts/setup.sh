@@ -2,7 +2,7 @@
 # Installs the Debian packages mirage-opt builds with, skipping those already
 # present, so it is safe (and quick) to run again.
 set -euo pipefail
-packages=(cmake ninja-build g++ catch2 libcli11-dev libfmt-dev libspdlog-dev nlohmann-json3-dev)
+packages=(cmake ninja-build g++ catch2 libcli11-dev libfmt-dev libspdlog-dev nlohmann-json3-dev python3-numpy)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 #include "mirage/codegen/lower.h"
 
@@ -24,7 +25,14 @@ double flopsPerElement(OpKind k) {
     case OpKind::Sub:
     case OpKind::Mul:
     case OpKind::Square:
-    case OpKind::Relu: return 1;
+    case OpKind::Relu:
+    case OpKind::Neg:
+    case OpKind::Abs:
+    case OpKind::Maximum:
+    case OpKind::Minimum: return 1;
+    case OpKind::Log: return 4;      // lg2 (SFU) and a multiply
+    case OpKind::Tanh: return 8;     // tanhf: an exp and a divide
+    case OpKind::Sigmoid: return 8;  // exp, add, divide
     case OpKind::Div: return 4;    // reciprocal (SFU) and a multiply
     case OpKind::Exp: return 4;    // ex2 (SFU) and a multiply
     case OpKind::Sqrt:
@@ -36,8 +44,15 @@ double flopsPerElement(OpKind k) {
     case OpKind::ReduceMax: return 1;  // per input element
     case OpKind::Accum: return 1;  // the add (a rescale adds more: opWork)
     case OpKind::Scan: return 1;   // the running max: one compare per element
-    default: return 0;
+    case OpKind::Matmul: return 0;  // tensor-core work, counted by opWork
+    case OpKind::Transpose:         // moves only
+    MIRAGE_CASES_LEAF
+    case OpKind::Kernel:
+    case OpKind::Tile:
+    case OpKind::Save: return 0;
+    MIRAGE_CASES_SHORTHAND return 0;  // expanded after parsing: never here
   }
+  return 0;
 }
 
 // Work of one block-level or program-level compute operator on the given

@@ -334,13 +334,19 @@ class Emitter {
           vi.home = singleAccum ? Home::IntoAccum : Home::Shared;
           vi.f32 = !onlyMatmulsRead(v);
           break;
-        default:  // element-wise operators and transpose
+        MIRAGE_CASES_BINARY
+        MIRAGE_CASES_UNARY
+        MIRAGE_CASES_LAYOUT
           if (rawUses(v) == 1 && !consumedByMatmul(v)) {
             vi.home = Home::Inline;
           } else {
             vi.home = Home::Shared;
             vi.f32 = !onlyMatmulsRead(v);
           }
+          break;
+        case OpKind::Save:
+        MIRAGE_CASES_PROGRAM
+        MIRAGE_CASES_SHORTHAND break;  // no value (save), or never in a body
       }
       if (vi.home == Home::Shared && !lowPrecision()) vi.f32 = true;
       // Named values keep their name (s_NAME); unnamed ones are s<id>_<op>,
@@ -462,8 +468,13 @@ class Emitter {
       case OpKind::ReduceSum:
       case OpKind::ReduceMean:
       case OpKind::ReduceMax: return true;
-      default: return info(op.results[0]).home == Home::Shared;
+      MIRAGE_CASES_BINARY
+      MIRAGE_CASES_UNARY
+      MIRAGE_CASES_LAYOUT return info(op.results[0]).home == Home::Shared;
+      MIRAGE_CASES_PROGRAM
+      MIRAGE_CASES_SHORTHAND return false;  // never in a body
     }
+    return false;
   }
 
   void buildStatements() {
@@ -699,7 +710,9 @@ class Emitter {
       case Home::Constant: return floatLiteral(op.scalar);
       case Home::AccumAlias: return expr(op.inputs[0], c);
       case Home::Inline: break;
-      default: return "/* unreachable */ 0.0f";
+      case Home::Argument:
+      case Home::IntoAccum:
+      case Home::None: throw std::logic_error("expr: a value that is not an expression");
     }
     if (op.kind == OpKind::Transpose) {
       std::vector<std::string> t = c;
@@ -723,8 +736,22 @@ class Emitter {
       case OpKind::Silu: return fmt::format("mg_silu({})", operand(0));
       case OpKind::Gelu: return fmt::format("mg_gelu({})", operand(0));
       case OpKind::Relu: return fmt::format("mg_relu({})", operand(0));
-      default: return "/* unreachable */ 0.0f";
+      case OpKind::Maximum: return fmt::format("mg_max({}, {})", operand(0), operand(1));
+      case OpKind::Minimum: return fmt::format("mg_min({}, {})", operand(0), operand(1));
+      case OpKind::Neg: return fmt::format("mg_neg({})", operand(0));
+      case OpKind::Abs: return fmt::format("mg_abs({})", operand(0));
+      case OpKind::Tanh: return fmt::format("mg_tanh({})", operand(0));
+      case OpKind::Sigmoid: return fmt::format("mg_sigmoid({})", operand(0));
+      case OpKind::Log: return fmt::format("mg_log({})", operand(0));
+      MIRAGE_CASES_LEAF
+      MIRAGE_CASES_CONTRACTION
+      MIRAGE_CASES_REDUCTION
+      MIRAGE_CASES_LAYOUT  // transpose: above
+      MIRAGE_CASES_PROGRAM
+      MIRAGE_CASES_BODY
+      MIRAGE_CASES_SHORTHAND break;
     }
+    throw std::logic_error(fmt::format("expr: '{}' is not an element-wise operator", ir::opName(op.kind)));
   }
 
   // Declares coordinate variables c<p>_<d> for linear index `index` over
@@ -1272,8 +1299,14 @@ class Emitter {
       case OpKind::ReduceSum:
       case OpKind::ReduceMean:
       case OpKind::ReduceMax: return emitReduction(op);
-      default: return emitPointwise(op);
+      MIRAGE_CASES_BINARY
+      MIRAGE_CASES_UNARY
+      MIRAGE_CASES_LAYOUT return emitPointwise(op);
+      MIRAGE_CASES_LEAF
+      MIRAGE_CASES_PROGRAM
+      MIRAGE_CASES_SHORTHAND break;
     }
+    throw std::logic_error(fmt::format("emitStatement: no statement for '{}'", ir::opName(op.kind)));
   }
 
   std::string emitFunction(const std::string& name, int64_t sharedBytes) {

@@ -307,11 +307,15 @@ std::string lowerPredefined(const Graph& src, const Op& op, const std::vector<Va
     case OpKind::ReduceSum:
     case OpKind::ReduceMean:
     case OpKind::ReduceMax: return lowerReduction(src, op, map, out, result);
-    default:
-      if (ir::isElementwiseUnary(op.kind) || ir::isElementwiseBinary(op.kind) || op.kind == OpKind::Transpose)
-        return lowerPointwise(src, op, map, out, result);
-      return fmt::format("operator '{}' cannot appear at program level", ir::opName(op.kind));
+    MIRAGE_CASES_BINARY
+    MIRAGE_CASES_UNARY
+    MIRAGE_CASES_LAYOUT return lowerPointwise(src, op, map, out, result);
+    MIRAGE_CASES_LEAF
+    MIRAGE_CASES_PROGRAM
+    MIRAGE_CASES_BODY
+    MIRAGE_CASES_SHORTHAND break;
   }
+  return fmt::format("operator '{}' cannot appear at program level", ir::opName(op.kind));
 }
 
 std::string loweringError(const Op& op, const std::string& error) {
@@ -345,7 +349,9 @@ std::string lowerToKernels(const ir::Graph& program, ir::Graph& out) {
         for (size_t i = 0; i < results.size(); ++i) map[static_cast<size_t>(op.results[i])] = results[i];
         break;
       }
-      default: error = lowerPredefined(program, op, map, out, &v);
+      MIRAGE_CASES_PREDEFINED
+      MIRAGE_CASES_BODY
+      MIRAGE_CASES_SHORTHAND error = lowerPredefined(program, op, map, out, &v); break;
     }
     if (!error.empty()) return loweringError(op, error);
     if (op.kind != OpKind::Kernel && !op.results.empty()) map[static_cast<size_t>(op.results[0])] = v;

@@ -46,43 +46,37 @@ uint64_t caseSeed(uint64_t runSeed, uint64_t index) {
 
 namespace {
 
-// How the generator uses an operator kind. Written as a switch without a
-// default so that a new OpKind is a compiler warning here until it is
-// classed (and then fuzzed).
+// How the generator uses an operator kind: read from the operator table's
+// category, so a new element-wise or reduction row is fuzzed without an edit
+// here (its operands are made positive where its definedness row asks).
 enum class OpClass { NotDrawn, Unary, Binary, Reduction, Matmul, Transpose };
 
 OpClass classifyKind(OpKind k) {
-  switch (k) {
-    case OpKind::Input:
-    case OpKind::Const:
-    case OpKind::Kernel:  // the search's output, never in an input program
-    case OpKind::Tile:    // block level only
-    case OpKind::Accum:
-    case OpKind::Scan:
-    case OpKind::Save: return OpClass::NotDrawn;
-    case OpKind::Matmul: return OpClass::Matmul;
-    case OpKind::Add:
-    case OpKind::Sub:
-    case OpKind::Mul:
-    case OpKind::Div: return OpClass::Binary;
-    case OpKind::Exp:
-    case OpKind::Square:
-    case OpKind::Sqrt:
-    case OpKind::Rsqrt:
-    case OpKind::Silu:
-    case OpKind::Gelu:
-    case OpKind::Relu: return OpClass::Unary;
-    case OpKind::ReduceSum:
-    case OpKind::ReduceMean:
-    case OpKind::ReduceMax: return OpClass::Reduction;
-    case OpKind::Transpose: return OpClass::Transpose;
+  switch (ir::opCategory(k)) {
+    case ir::OpCategory::Leaf:
+    case ir::OpCategory::ProgramLevel:  // the search's output, never in an input program
+    case ir::OpCategory::BodyLevel:     // block level only
+    case ir::OpCategory::Shorthand: return OpClass::NotDrawn;  // drawn expanded (rmsNorm, softmax)
+    case ir::OpCategory::Contraction: return OpClass::Matmul;
+    case ir::OpCategory::ElementwiseBinary: return OpClass::Binary;
+    case ir::OpCategory::ElementwiseUnary: return OpClass::Unary;
+    case ir::OpCategory::Reduction: return OpClass::Reduction;
+    case ir::OpCategory::Layout: return k == OpKind::Transpose ? OpClass::Transpose : OpClass::NotDrawn;
   }
   return OpClass::NotDrawn;
 }
 
-// The last enumerator of OpKind: the range walked by programOperators. When
-// the operator table becomes an X-macro list, walk that instead.
-constexpr OpKind kLastOpKind = OpKind::Save;
+// Whether operand i of `kind` must be positive for the program to be defined
+// (the generator keeps its programs defined on positive inputs).
+bool needsPositive(OpKind kind, size_t i) {
+  switch (ir::opInfo(kind).definedness) {
+    case ir::Definedness::Always: return false;
+    case ir::Definedness::DivisorNonZero: return i == 1;
+    case ir::Definedness::ArgumentNonNegative:
+    case ir::Definedness::ArgumentPositive: return i == 0;
+  }
+  return false;
+}
 
 class Generator {
  public:
@@ -338,14 +332,15 @@ class Generator {
     ValueId a = pickValue();
     switch (classifyKind(kind)) {
       case OpClass::Unary:
-        if (kind == OpKind::Sqrt || kind == OpKind::Rsqrt) a = positive(a);
+        if (needsPositive(kind, 0)) a = positive(a);
         op(kind, {a});
         return;
       case OpClass::Binary: {
         ValueId b = partner(a);
-        if (kind == OpKind::Div) b = positive(b);
-        if (kind != OpKind::Div && g_.producer(b).kind != OpKind::Const && rng_.chance(0.3)) std::swap(a, b);
-        if (kind == OpKind::Div && g_.producer(b).kind == OpKind::Const && rng_.chance(0.3)) std::swap(a, b), b = positive(b);
+        bool divisor = needsPositive(kind, 1);
+        if (divisor) b = positive(b);
+        if (!divisor && g_.producer(b).kind != OpKind::Const && rng_.chance(0.3)) std::swap(a, b);
+        if (divisor && g_.producer(b).kind == OpKind::Const && rng_.chance(0.3)) std::swap(a, b), b = positive(b);
         op(kind, {a, b});
         return;
       }
@@ -452,8 +447,8 @@ class Generator {
 
 std::vector<ir::OpKind> programOperators() {
   std::vector<OpKind> kinds;
-  for (int k = 0; k <= static_cast<int>(kLastOpKind); ++k)
-    if (classifyKind(static_cast<OpKind>(k)) != OpClass::NotDrawn) kinds.push_back(static_cast<OpKind>(k));
+  for (OpKind k : ir::allOpKinds())
+    if (classifyKind(k) != OpClass::NotDrawn) kinds.push_back(k);
   return kinds;
 }
 

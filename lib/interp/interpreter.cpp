@@ -212,7 +212,10 @@ std::vector<Tensor> evaluateKernel(const ir::Op& kernel, const std::vector<const
                 accumulate(vals[at(op->results[0])], vals[at(op->inputs[0])], ir::AccumOp::Max, iter);
                 break;
               case OpKind::Save: internalError("save of a value computed in the for-loop");
-              default: vals[at(op->results[0])] = applyInBody(*op, vals, dtype);
+              MIRAGE_CASES_PREDEFINED vals[at(op->results[0])] = applyInBody(*op, vals, dtype); break;
+              MIRAGE_CASES_LEAF
+              MIRAGE_CASES_PROGRAM
+              MIRAGE_CASES_SHORTHAND internalError(fmt::format("'{}' in a kernel body's loop", ir::opName(op->kind)));
             }
           }
         }
@@ -279,7 +282,8 @@ std::vector<Tensor> evaluate(const ir::Graph& g, const std::vector<Tensor>& inpu
       case OpKind::Accum:
       case OpKind::Scan:
       case OpKind::Save: internalError("block-level operator at program level");
-      default: {
+      MIRAGE_CASES_SHORTHAND internalError("unexpanded shorthand (ir::expandShorthands runs after parsing)");
+      MIRAGE_CASES_PREDEFINED {
         Tensor t = applyWithOperands(op, vals);
         // A program-level operator's result is a stored tensor.
         roundInPlace(t.data.data(), t.size(), g.dtype);

@@ -102,8 +102,22 @@ Tensor unaryOp(OpKind kind, const Tensor& a) {
       });
     // max(x, 0); NaN stays NaN.
     case OpKind::Relu: return mapUnary(a, [](float x) { return x < 0.0f ? 0.0f : x; });
-    default: internalError("not a unary operator");
+    case OpKind::Neg: return mapUnary(a, [](float x) { return -x; });
+    case OpKind::Abs: return mapUnary(a, [](float x) { return std::fabs(x); });
+    case OpKind::Tanh: return mapUnary(a, [](float x) { return std::tanh(x); });
+    // sigmoid(x) = 1 / (1 + e^-x).
+    case OpKind::Sigmoid: return mapUnary(a, [](float x) { return 1.0f / (1.0f + std::exp(-x)); });
+    case OpKind::Log: return mapUnary(a, [](float x) { return std::log(x); });
+    MIRAGE_CASES_LEAF
+    MIRAGE_CASES_CONTRACTION
+    MIRAGE_CASES_BINARY
+    MIRAGE_CASES_REDUCTION
+    MIRAGE_CASES_LAYOUT
+    MIRAGE_CASES_PROGRAM
+    MIRAGE_CASES_BODY
+    MIRAGE_CASES_SHORTHAND break;
   }
+  internalError("not a unary operator");
 }
 
 Tensor binaryOp(OpKind kind, const Tensor& a, const Tensor& b) {
@@ -112,8 +126,21 @@ Tensor binaryOp(OpKind kind, const Tensor& a, const Tensor& b) {
     case OpKind::Sub: return broadcastBinary(a, b, [](float x, float y) { return x - y; });
     case OpKind::Mul: return broadcastBinary(a, b, [](float x, float y) { return x * y; });
     case OpKind::Div: return broadcastBinary(a, b, [](float x, float y) { return x / y; });
-    default: internalError("not a binary operator");
+    // NaN propagates, as in NumPy (and as reduce_max and mg_max do).
+    case OpKind::Maximum:
+      return broadcastBinary(a, b, [](float x, float y) { return (y > x || std::isnan(y)) ? y : x; });
+    case OpKind::Minimum:
+      return broadcastBinary(a, b, [](float x, float y) { return (y < x || std::isnan(y)) ? y : x; });
+    MIRAGE_CASES_LEAF
+    MIRAGE_CASES_CONTRACTION
+    MIRAGE_CASES_UNARY
+    MIRAGE_CASES_REDUCTION
+    MIRAGE_CASES_LAYOUT
+    MIRAGE_CASES_PROGRAM
+    MIRAGE_CASES_BODY
+    MIRAGE_CASES_SHORTHAND break;
   }
+  internalError("not a binary operator");
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
@@ -226,14 +253,18 @@ Tensor transpose(const Tensor& a, int dim0, int dim1) {
 }
 
 Tensor applyOp(const ir::Op& op, const Tensor* const* x) {
-  if (ir::isElementwiseUnary(op.kind)) return unaryOp(op.kind, *x[0]);
-  if (ir::isElementwiseBinary(op.kind)) return binaryOp(op.kind, *x[0], *x[1]);
-  if (ir::isReduction(op.kind)) return reduce(op.kind, *x[0], op.dim, op.size);
   switch (op.kind) {
+    MIRAGE_CASES_UNARY return unaryOp(op.kind, *x[0]);
+    MIRAGE_CASES_BINARY return binaryOp(op.kind, *x[0], *x[1]);
+    MIRAGE_CASES_REDUCTION return reduce(op.kind, *x[0], op.dim, op.size);
     case OpKind::Matmul: return matmul(*x[0], *x[1]);
     case OpKind::Transpose: return transpose(*x[0], op.dim, op.dim1);
-    default: internalError(std::string("'") + std::string(ir::opName(op.kind)) + "' is not a pre-defined operator");
+    MIRAGE_CASES_LEAF
+    MIRAGE_CASES_PROGRAM
+    MIRAGE_CASES_BODY
+    MIRAGE_CASES_SHORTHAND break;
   }
+  internalError(std::string("'") + std::string(ir::opName(op.kind)) + "' is not a pre-defined operator");
 }
 
 }  // namespace mirage::interp::detail

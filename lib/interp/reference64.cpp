@@ -86,8 +86,21 @@ Tensor64 unary(OpKind kind, const Tensor64& a) {
     case OpKind::Gelu:
       return mapUnary(a, [](double x) { return 0.5 * x * (1.0 + std::erf(x * 0.70710678118654752440)); });
     case OpKind::Relu: return mapUnary(a, [](double x) { return x < 0.0 ? 0.0 : x; });
-    default: internalError("not a unary operator");  // callers dispatch on isElementwiseUnary
+    case OpKind::Neg: return mapUnary(a, [](double x) { return -x; });
+    case OpKind::Abs: return mapUnary(a, [](double x) { return std::fabs(x); });
+    case OpKind::Tanh: return mapUnary(a, [](double x) { return std::tanh(x); });
+    case OpKind::Sigmoid: return mapUnary(a, [](double x) { return 1.0 / (1.0 + std::exp(-x)); });
+    case OpKind::Log: return mapUnary(a, [](double x) { return std::log(x); });
+    MIRAGE_CASES_LEAF
+    MIRAGE_CASES_CONTRACTION
+    MIRAGE_CASES_BINARY
+    MIRAGE_CASES_REDUCTION
+    MIRAGE_CASES_LAYOUT
+    MIRAGE_CASES_PROGRAM
+    MIRAGE_CASES_BODY
+    MIRAGE_CASES_SHORTHAND break;
   }
+  internalError("not a unary operator");  // callers dispatch on the category
 }
 
 Tensor64 binary(OpKind kind, const Tensor64& a, const Tensor64& b) {
@@ -96,8 +109,20 @@ Tensor64 binary(OpKind kind, const Tensor64& a, const Tensor64& b) {
     case OpKind::Sub: return broadcastBinary(a, b, [](double x, double y) { return x - y; });
     case OpKind::Mul: return broadcastBinary(a, b, [](double x, double y) { return x * y; });
     case OpKind::Div: return broadcastBinary(a, b, [](double x, double y) { return x / y; });
-    default: internalError("not a binary operator");  // callers dispatch on isElementwiseBinary
+    case OpKind::Maximum:
+      return broadcastBinary(a, b, [](double x, double y) { return (y > x || std::isnan(y)) ? y : x; });
+    case OpKind::Minimum:
+      return broadcastBinary(a, b, [](double x, double y) { return (y < x || std::isnan(y)) ? y : x; });
+    MIRAGE_CASES_LEAF
+    MIRAGE_CASES_CONTRACTION
+    MIRAGE_CASES_UNARY
+    MIRAGE_CASES_REDUCTION
+    MIRAGE_CASES_LAYOUT
+    MIRAGE_CASES_PROGRAM
+    MIRAGE_CASES_BODY
+    MIRAGE_CASES_SHORTHAND break;
   }
+  internalError("not a binary operator");  // callers dispatch on the category
 }
 
 Tensor64 matmul(const Tensor64& a, const Tensor64& b) {
@@ -214,20 +239,9 @@ std::vector<Tensor64> evaluate64(const ir::Graph& g, const std::vector<Tensor>& 
       case OpKind::Input: continue;  // set above
       case OpKind::Const: result = scalar(op.scalar); break;
       case OpKind::Matmul: result = matmul(operand(0), operand(1)); break;
-      case OpKind::Add:
-      case OpKind::Sub:
-      case OpKind::Mul:
-      case OpKind::Div: result = binary(op.kind, operand(0), operand(1)); break;
-      case OpKind::Exp:
-      case OpKind::Square:
-      case OpKind::Sqrt:
-      case OpKind::Rsqrt:
-      case OpKind::Silu:
-      case OpKind::Gelu:
-      case OpKind::Relu: result = unary(op.kind, operand(0)); break;
-      case OpKind::ReduceSum:
-      case OpKind::ReduceMean:
-      case OpKind::ReduceMax: result = reduce(op.kind, operand(0), op.dim, op.size); break;
+      MIRAGE_CASES_BINARY result = binary(op.kind, operand(0), operand(1)); break;
+      MIRAGE_CASES_UNARY result = unary(op.kind, operand(0)); break;
+      MIRAGE_CASES_REDUCTION result = reduce(op.kind, operand(0), op.dim, op.size); break;
       case OpKind::Transpose: result = transpose(operand(0), op.dim, op.dim1); break;
       case OpKind::Kernel:
         throw EvalError(fmt::format("program '{}' has a custom kernel: the float64 reference evaluates programs of "
@@ -237,6 +251,7 @@ std::vector<Tensor64> evaluate64(const ir::Graph& g, const std::vector<Tensor>& 
       case OpKind::Accum:
       case OpKind::Scan:
       case OpKind::Save: internalError("block-level operator at program level");
+      MIRAGE_CASES_SHORTHAND internalError("unexpanded shorthand");
     }
     vals[at(op.results[0])] = std::move(result);
     for (ir::ValueId in : op.inputs)

@@ -30,10 +30,6 @@ Error normalizeInPlace(int& dim, int rank, const char* what) {
   return {};
 }
 
-bool isBodyOnly(OpKind k) {
-  return k == OpKind::Tile || k == OpKind::Accum || k == OpKind::Scan || k == OpKind::Save;
-}
-
 Error inferMatmul(const Shape& a, const Shape& b, Shape& out) {
   if (a.size() < 2 || b.size() < 2)
     return fmt::format("matmul needs operands of rank >= 2, got {} and {}", shapeToString(a),
@@ -133,20 +129,22 @@ Error addOp(Graph& g, Op op, const KernelConfig* kernel, ValueId* result, const 
   auto shapeOf = [&](size_t i) -> const Shape& { return g.value(op.inputs[i]).shape; };
   auto isConst = [&](size_t i) { return g.producer(op.inputs[i]).kind == OpKind::Const; };
   auto isArgument = [&](size_t i) { return g.producer(op.inputs[i]).kind == OpKind::Input; };
-  size_t arity = 1;
-  if (isElementwiseBinary(op.kind) || op.kind == OpKind::Matmul) arity = 2;
-  if (op.kind == OpKind::Accum && op.inputs.size() == 2) arity = 2;  // accum(x, rescale=m)
-  if (op.inputs.size() != arity)
-    return fmt::format("'{}' takes {} operand{}, got {}", opName(op.kind), arity,
-                       arity == 1 ? "" : "s", op.inputs.size());
+  // Arity from the operator table; accum takes 1 or 2 (accum(x, rescale=m)).
+  const OpInfo& info = opInfo(op.kind);
+  size_t arity = op.inputs.size();
+  if (static_cast<int>(arity) < info.minArity || (info.maxArity >= 0 && static_cast<int>(arity) > info.maxArity)) {
+    int want = static_cast<int>(arity) < info.minArity ? info.minArity : info.maxArity;
+    return fmt::format("'{}' takes {} operand{}, got {}", opName(op.kind), want, want == 1 ? "" : "s",
+                       op.inputs.size());
+  }
   for (size_t i = 0; i < arity; ++i) {
-    if (isConst(i) && !isElementwiseBinary(op.kind))
+    if (isConst(i) && !hasProp(op.kind, kScalarOperand))
       return fmt::format("'{}' takes a tensor, not a number, as operand {}", opName(op.kind), i + 1);
     if (kernel && isArgument(i) && op.kind != OpKind::Tile)
       return fmt::format("kernel argument '{}' can only be used through tile()",
                          g.value(op.inputs[i]).name);
   }
-  if (isElementwiseBinary(op.kind) && isConst(0) && isConst(1))
+  if (hasProp(op.kind, kScalarOperand) && arity == 2 && isConst(0) && isConst(1))
     return fmt::format("'{}' needs at least one tensor operand", opName(op.kind));
 
   // Block-level phase rule: an operator's inputs all run in the loop, or all
@@ -174,10 +172,7 @@ Error addOp(Graph& g, Op op, const KernelConfig* kernel, ValueId* result, const 
     case OpKind::Matmul:
       if (Error e = inferMatmul(shapeOf(0), shapeOf(1), out); !e.empty()) return e;
       break;
-    case OpKind::Add:
-    case OpKind::Sub:
-    case OpKind::Mul:
-    case OpKind::Div:
+    MIRAGE_CASES_BINARY
       if (Error e = broadcastShapes(shapeOf(0), shapeOf(1), out); !e.empty())
         return fmt::format("'{}' operands: {}", opName(op.kind), e);
       break;
@@ -281,12 +276,15 @@ Error addOp(Graph& g, Op op, const KernelConfig* kernel, ValueId* result, const 
       }
       break;
     }
-    default:
-      if (isElementwiseUnary(op.kind)) {
-        out = shapeOf(0);
-        break;
-      }
-      return fmt::format("internal: unhandled operator '{}'", opName(op.kind));
+    MIRAGE_CASES_UNARY out = shapeOf(0); break;
+    MIRAGE_CASES_SHORTHAND {
+      // Shape-preserving; dim is the one its reductions use (ir/expand.h).
+      out = shapeOf(0);
+      if (Error e = normalizeInPlace(op.dim, static_cast<int>(out.size()), "dim"); !e.empty()) return e;
+      break;
+    }
+    MIRAGE_CASES_LEAF
+    MIRAGE_CASES_PROGRAM return fmt::format("internal: addOp cannot add a {}", opName(op.kind));
   }
   if (op.kind == OpKind::Save) {
     g.appendOp(std::move(op), {});
@@ -401,7 +399,9 @@ Error recheck(const Graph& src, const KernelConfig* kernel, Graph& dst) {
         }
         break;
       }
-      default: {
+      MIRAGE_CASES_PREDEFINED
+      MIRAGE_CASES_BODY
+      MIRAGE_CASES_SHORTHAND {
         Op copy = op;
         for (ValueId& in : copy.inputs) in = map[static_cast<size_t>(in)];
         ValueId v;

@@ -86,8 +86,13 @@ class Comparer {
       case OpKind::Kernel:
         return x.config.grid == y.config.grid && x.config.forloop == y.config.forloop &&
                x.config.block == y.config.block;
-      default: return true;
+      MIRAGE_CASES_SHORTHAND return x.dim == y.dim && x.scalarText == y.scalarText;
+      MIRAGE_CASES_LEAF  // constants are compared by the caller
+      MIRAGE_CASES_CONTRACTION
+      MIRAGE_CASES_BINARY
+      MIRAGE_CASES_UNARY return true;
     }
+    return true;
   }
 
   bool fail(std::string msg) {

@@ -31,68 +31,20 @@ int64_t numElements(const Shape& s) {
 
 std::string shapeToString(const Shape& s) { return fmt::format("[{}]", fmt::join(s, ", ")); }
 
-std::string_view opName(OpKind k) {
-  switch (k) {
-    case OpKind::Input: return "input";
-    case OpKind::Const: return "const";
-    case OpKind::Matmul: return "matmul";
-    case OpKind::Add: return "add";
-    case OpKind::Sub: return "sub";
-    case OpKind::Mul: return "mul";
-    case OpKind::Div: return "div";
-    case OpKind::Exp: return "exp";
-    case OpKind::Square: return "square";
-    case OpKind::Sqrt: return "sqrt";
-    case OpKind::Rsqrt: return "rsqrt";
-    case OpKind::Silu: return "silu";
-    case OpKind::Gelu: return "gelu";
-    case OpKind::Relu: return "relu";
-    case OpKind::ReduceSum: return "reduce_sum";
-    case OpKind::ReduceMean: return "reduce_mean";
-    case OpKind::ReduceMax: return "reduce_max";
-    case OpKind::Transpose: return "transpose";
-    case OpKind::Kernel: return "kernel";
-    case OpKind::Tile: return "tile";
-    case OpKind::Accum: return "accum";
-    case OpKind::Scan: return "scan";
-    case OpKind::Save: return "save";
-  }
-  return "?";
-}
+std::string_view opName(OpKind k) { return opInfo(k).name; }
 
 std::optional<OpKind> opKindFromName(std::string_view name) {
-  for (int k = static_cast<int>(OpKind::Matmul); k <= static_cast<int>(OpKind::Save); ++k) {
-    auto kind = static_cast<OpKind>(k);
-    if (kind != OpKind::Kernel && opName(kind) == name) return kind;
+  for (OpKind kind : allOpKinds()) {
+    const OpInfo& info = opInfo(kind);
+    if (info.category != OpCategory::Leaf && kind != OpKind::Kernel && info.name == name) return kind;
   }
   return std::nullopt;
 }
 
 bool isReservedName(std::string_view name) {
-  for (std::string_view w : {"graph", "input", "output", "kernel", "rms_norm", "softmax"})
+  for (std::string_view w : {"graph", "input", "output", "kernel"})
     if (name == w) return true;
   return opKindFromName(name).has_value();
-}
-
-bool isElementwiseUnary(OpKind k) {
-  switch (k) {
-    case OpKind::Exp:
-    case OpKind::Square:
-    case OpKind::Sqrt:
-    case OpKind::Rsqrt:
-    case OpKind::Silu:
-    case OpKind::Gelu:
-    case OpKind::Relu: return true;
-    default: return false;
-  }
-}
-
-bool isElementwiseBinary(OpKind k) {
-  return k == OpKind::Add || k == OpKind::Sub || k == OpKind::Mul || k == OpKind::Div;
-}
-
-bool isReduction(OpKind k) {
-  return k == OpKind::ReduceSum || k == OpKind::ReduceMean || k == OpKind::ReduceMax;
 }
 
 ValueId Graph::findValue(std::string_view n) const {

@@ -130,7 +130,11 @@ class Printer {
           out_ += fmt::format("{}{})\n", indent, text);
           break;
         }
-        default: {
+        MIRAGE_CASES_PREDEFINED
+        MIRAGE_CASES_SHORTHAND
+        case OpKind::Tile:
+        case OpKind::Accum:
+        case OpKind::Scan: {
           std::string call = fmt::format("{}(", opName(op.kind));
           // accum(x, rescale=m) names its second input with a keyword.
           size_t positional = ir::isRescaledAccum(op) ? 1 : op.inputs.size();
@@ -152,7 +156,17 @@ class Printer {
               if (ir::isRescaledAccum(op)) call += ", rescale=" + arg(1);
               break;
             case OpKind::Scan: call += ", op=max"; break;
-            default: break;
+            // Shorthands are expanded after parsing; printed, they read back.
+            MIRAGE_CASES_SHORTHAND
+              call += fmt::format(", dim={}", op.dim);
+              if (!op.scalarText.empty()) call += ", eps=" + op.scalarText;
+              break;
+            MIRAGE_CASES_LEAF
+            MIRAGE_CASES_CONTRACTION
+            MIRAGE_CASES_BINARY
+            MIRAGE_CASES_UNARY
+            MIRAGE_CASES_PROGRAM
+            case OpKind::Save: break;
           }
           call += ")";
           std::string n = bind(op.results[0]);

@@ -29,6 +29,7 @@
 #include <unordered_map>
 
 #include "mirage/ir/check.h"
+#include "mirage/ir/expand.h"
 #include "mirage/parse/lexer.h"
 #include "mirage/parse/parser.h"
 
@@ -54,7 +55,8 @@ constexpr const char* kGridDimNames[3] = {"x", "y", "z"};
 std::string locText(SourceLoc l) { return fmt::format("{}:{}", l.line, l.col); }
 
 // What an operator accepts: how many positional operands and which keyword
-// arguments. Shorthands have no OpKind.
+// arguments. The operand count is the operator table's arity (ir/ops.def);
+// the keywords are syntax, one entry per kind below.
 struct OperatorSpec {
   std::string_view name;
   int operands;
@@ -62,31 +64,41 @@ struct OperatorSpec {
   std::vector<std::string_view> required;
 };
 
+// The keyword arguments of each kind that a program calls by name.
+void keywordsOf(OpKind k, OperatorSpec& s) {
+  switch (k) {
+    case OpKind::ReduceSum: s.keywords = {"dim", "size"}, s.required = {"dim"}; return;
+    case OpKind::ReduceMean:
+    case OpKind::ReduceMax: s.keywords = {"dim"}, s.required = {"dim"}; return;
+    case OpKind::Transpose: s.keywords = s.required = {"dim0", "dim1"}; return;
+    case OpKind::Tile: s.keywords = {"imap", "fmap"}; return;
+    case OpKind::Accum: s.keywords = {"op", "rescale"}; return;  // rescale=m is its second operand
+    case OpKind::Scan: s.keywords = s.required = {"op"}; return;
+    case OpKind::Save: s.keywords = {"omap", "dtype"}; return;
+    case OpKind::RmsNorm:
+    case OpKind::LayerNorm: s.keywords = {"dim", "eps"}; return;
+    case OpKind::Softmax: s.keywords = {"dim"}; return;
+    case OpKind::GeluTanh: return;
+    MIRAGE_CASES_CONTRACTION
+    MIRAGE_CASES_BINARY
+    MIRAGE_CASES_UNARY return;
+    MIRAGE_CASES_LEAF
+    MIRAGE_CASES_PROGRAM return;  // not called by name
+  }
+}
+
 const std::vector<OperatorSpec>& operatorSpecs() {
-  static const std::vector<OperatorSpec> specs = {
-      {"matmul", 2, {}, {}},
-      {"add", 2, {}, {}},
-      {"sub", 2, {}, {}},
-      {"mul", 2, {}, {}},
-      {"div", 2, {}, {}},
-      {"exp", 1, {}, {}},
-      {"square", 1, {}, {}},
-      {"sqrt", 1, {}, {}},
-      {"rsqrt", 1, {}, {}},
-      {"silu", 1, {}, {}},
-      {"gelu", 1, {}, {}},
-      {"relu", 1, {}, {}},
-      {"reduce_sum", 1, {"dim", "size"}, {"dim"}},
-      {"reduce_mean", 1, {"dim"}, {"dim"}},
-      {"reduce_max", 1, {"dim"}, {"dim"}},
-      {"transpose", 1, {"dim0", "dim1"}, {"dim0", "dim1"}},
-      {"rms_norm", 1, {"dim", "eps"}, {}},
-      {"softmax", 1, {"dim"}, {}},
-      {"tile", 1, {"imap", "fmap"}, {}},
-      {"accum", 1, {"op", "rescale"}, {}},
-      {"scan", 1, {"op"}, {"op"}},
-      {"save", 2, {"omap", "dtype"}, {}},
-  };
+  static const std::vector<OperatorSpec> specs = [] {
+    std::vector<OperatorSpec> v;
+    for (OpKind k : ir::allOpKinds()) {
+      if (!ir::opKindFromName(ir::opName(k))) continue;  // input, const, kernel
+      OperatorSpec s{ir::opName(k), ir::opInfo(k).minArity, {}, {}};
+      if (k == OpKind::Save) s.operands = 2;  // save(t, R): the result is named, not an operand
+      keywordsOf(k, s);
+      v.push_back(std::move(s));
+    }
+    return v;
+  }();
   return specs;
 }
 
@@ -94,17 +106,6 @@ const OperatorSpec* findSpec(std::string_view name) {
   for (const OperatorSpec& s : operatorSpecs())
     if (s.name == name) return &s;
   return nullptr;
-}
-
-// Whether a number literal denotes zero: its digits before any exponent are
-// all '0' (`0`, `-0.0`, `0e5`). A tiny literal such as 1e-400 is not zero,
-// even though it underflows to zero as a double.
-bool isZeroLiteral(std::string_view text) {
-  for (char c : text) {
-    if (c == 'e' || c == 'E') break;
-    if (c >= '1' && c <= '9') return false;
-  }
-  return true;
 }
 
 // Words that appear before '=' without binding a tensor: keyword arguments
@@ -1106,7 +1107,7 @@ class Parser {
     if (name == "save") return save(opTok, pos, kws);
 
     std::optional<OpKind> kind = ir::opKindFromName(name);
-    bool binary = kind && ir::isElementwiseBinary(*kind);
+    bool binary = kind && ir::hasProp(*kind, ir::kScalarOperand);
     std::vector<ValueId> ins;
     bool ok = true;
     for (const PosArg& a : pos) {
@@ -1116,20 +1117,7 @@ class Parser {
     if (!ok) return kNoValue;
     int rank = static_cast<int>(cur().value(ins[0]).shape.size());
 
-    if (name == "rms_norm") return rmsNorm(opTok, ins[0], kws, rank);
-    if (name == "softmax") {
-      std::optional<int> dim = dimArg(findKw(kws, "dim"), -1, rank, "dim");
-      if (!dim) return kNoValue;
-      ValueId m = build(OpKind::ReduceMax, {ins[0]}, loc, *dim);
-      if (m == kNoValue) return kNoValue;
-      ValueId d = build(OpKind::Sub, {ins[0], m}, loc);
-      if (d == kNoValue) return kNoValue;
-      ValueId e = build(OpKind::Exp, {d}, loc);
-      if (e == kNoValue) return kNoValue;
-      ValueId s = build(OpKind::ReduceSum, {e}, loc, *dim);
-      if (s == kNoValue) return kNoValue;
-      return build(OpKind::Div, {e, s}, loc);
-    }
+    if (ir::isShorthand(*kind)) return shorthand(opTok, *kind, ins[0], kws, rank);
 
     Op op;
     op.kind = *kind;
@@ -1187,30 +1175,25 @@ class Parser {
     return build(std::move(op), loc);
   }
 
-  // rms_norm(A, dim=-1, eps=0) = A / sqrt(reduce_mean(square(A), dim) + eps);
-  // the add is left out when eps is zero.
-  ValueId rmsNorm(const Token& opTok, ValueId a, const std::vector<KwArg>& kws, int rank) {
-    SourceLoc loc = opTok.loc;
+  // A shorthand (rms_norm, layer_norm, softmax, ...) as one op with its dim
+  // (default -1) and eps; ir::expandShorthands replaces it by its expansion
+  // once the program is read (parseProgram).
+  ValueId shorthand(const Token& opTok, OpKind kind, ValueId a, const std::vector<KwArg>& kws, int rank) {
     std::optional<int> dim = dimArg(findKw(kws, "dim"), -1, rank, "dim");
     if (!dim) return kNoValue;
-    const KwArg* eps = findKw(kws, "eps");
-    if (eps && eps->value->kind != TokenKind::Number) {
-      error(eps->value->loc, fmt::format("'eps' takes a number, found {}", describe(*eps->value)));
-      return kNoValue;
+    Op op;
+    op.kind = kind;
+    op.inputs = {a};
+    op.dim = *dim;
+    if (const KwArg* eps = findKw(kws, "eps")) {
+      if (eps->value->kind != TokenKind::Number) {
+        error(eps->value->loc, fmt::format("'eps' takes a number, found {}", describe(*eps->value)));
+        return kNoValue;
+      }
+      if (!scalarInRange(*eps->value)) return kNoValue;
+      op.scalarText = std::string(eps->value->text);
     }
-    if (eps && !scalarInRange(*eps->value)) return kNoValue;
-    ValueId sq = build(OpKind::Square, {a}, loc);
-    if (sq == kNoValue) return kNoValue;
-    ValueId m = build(OpKind::ReduceMean, {sq}, loc, *dim);
-    if (m == kNoValue) return kNoValue;
-    if (eps && !isZeroLiteral(eps->value->text)) {
-      ValueId c = ir::addConst(cur(), std::string(eps->value->text), eps->value->loc);
-      m = build(OpKind::Add, {m, c}, loc);
-      if (m == kNoValue) return kNoValue;
-    }
-    ValueId s = build(OpKind::Sqrt, {m}, loc);
-    if (s == kNoValue) return kNoValue;
-    return build(OpKind::Div, {a, s}, loc);
+    return build(std::move(op), opTok.loc);
   }
 
   // tile(T, imap={g:d, ...}, fmap=f): T names a kernel argument.
@@ -1327,7 +1310,14 @@ class Parser {
 bool isReservedWord(std::string_view word) { return ir::isReservedName(word); }
 
 std::optional<Graph> parseProgram(std::string_view source, Diagnostics& diags) {
-  return Parser(source, diags).run();
+  std::optional<Graph> g = Parser(source, diags).run();
+  if (!g) return g;
+  // Shorthands are expanded here, in one pass over the finished program.
+  if (std::optional<ir::ExpandError> e = ir::expandShorthands(*g)) {
+    diags.error(e->loc, e->message);
+    return std::nullopt;
+  }
+  return g;
 }
 
 std::optional<Graph> parseString(std::string_view source, const std::string& filename,

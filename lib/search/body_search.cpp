@@ -372,7 +372,15 @@ class BodySearch {
             f.blockElements.push_back({op.kind, out * times});
           }
           break;
-        default:
+        MIRAGE_CASES_BINARY
+        MIRAGE_CASES_UNARY
+        MIRAGE_CASES_LAYOUT
+        MIRAGE_CASES_LEAF     // not body operators of the search: never here
+        MIRAGE_CASES_PROGRAM
+        MIRAGE_CASES_SHORTHAND
+        case ir::OpKind::Tile:
+        case ir::OpKind::Scan:
+        case ir::OpKind::Save:
           // A scalar multiply may be emitted as a division: the multiply is the least.
           f.blockElements.push_back({op.hasScalar ? ir::OpKind::Add : op.kind, out * times});
           break;
@@ -501,12 +509,7 @@ class BodySearch {
     if (isUnaryKind(op.kind)) {
       v.shape = a.shape;
       v.labels = a.labels;
-      switch (op.kind) {
-        case ir::OpKind::Exp: v.expr = ex.exp(a.expr); break;
-        case ir::OpKind::Square: v.expr = ex.mul(a.expr, a.expr); break;
-        case ir::OpKind::Rsqrt: v.expr = ex.div(ex.constant(Rational(1)), ex.func(ir::OpKind::Sqrt, a.expr)); break;
-        default: v.expr = ex.func(op.kind, a.expr); break;
-      }
+      v.expr = ex.unary(op.kind, a.expr);
       return true;
     }
     if (op.kind == ir::OpKind::ReduceSum || op.kind == ir::OpKind::ReduceMax) {
@@ -538,7 +541,7 @@ class BodySearch {
       v.shape = a.shape;
       v.labels = a.labels;
       v.expr = op.kind == ir::OpKind::Mul ? ex.scale(a.expr, op.scalar)
-                                          : ex.add(a.expr, ex.constant(op.scalar));
+                                          : ex.binary(op.kind, a.expr, ex.constant(op.scalar));
       return true;
     }
     const BVal& b = vals_[static_cast<size_t>(op.in1)];
@@ -563,13 +566,8 @@ class BodySearch {
       return true;
     }
     if (!broadcast(a, b, v)) return false;
-    switch (op.kind) {
-      case ir::OpKind::Add: v.expr = ex.add(a.expr, b.expr); break;
-      case ir::OpKind::Sub: v.expr = ex.sub(a.expr, b.expr); break;
-      case ir::OpKind::Mul: v.expr = ex.mul(a.expr, b.expr); break;
-      case ir::OpKind::Div: v.expr = ex.div(a.expr, b.expr); break;
-      default: return false;
-    }
+    if (!ir::isElementwiseBinary(op.kind)) return false;
+    v.expr = ex.binary(op.kind, a.expr, b.expr);
     if (raw) return true;
     // An operator that only rescales an operand (add(x, x), x/x·x) adds nothing.
     if (ex.equalUpToScale(v.expr, a.expr) || ex.equalUpToScale(v.expr, b.expr) || ex.isConstant(v.expr))
@@ -974,6 +972,15 @@ class BodySearch {
           op.in0 = i;
           tryMove(op, depthLeft);
         }
+      // The program's operators with a number (maximum(x, 0), ...).
+      for (const auto& [k, c] : ctx_.scalarOps) {
+        BodyOp op;
+        op.kind = k;
+        op.in0 = i;
+        op.hasScalar = true;
+        op.scalar = Rational(c.first, c.second);
+        tryMove(op, depthLeft);
+      }
       if (ctx_.transposeTiles && ops_[static_cast<size_t>(i)].kind == ir::OpKind::Tile && a.shape.size() >= 2) {
         BodyOp op;
         op.kind = ir::OpKind::Transpose;
@@ -1027,7 +1034,7 @@ class BodySearch {
       int last = n - 1;
       int lastKind = ops_.empty() ? -1 : static_cast<int>(ops_.back().kind);
       for (ir::OpKind k : ctx_.kinds) {
-        bool commutative = k == ir::OpKind::Add || k == ir::OpKind::Mul;
+        bool commutative = ir::isCommutative(k);
         bool binary = ir::isElementwiseBinary(k) || k == ir::OpKind::Matmul;
         if (!binary) continue;
         bool onlyWithLast = !ctx_.bruteForce && static_cast<int>(k) < lastKind;
@@ -1471,6 +1478,16 @@ void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& la
   // A transpose is not a free move: where the program has one, only tiles
   // are transposed, in their last two dims (see transposeTiles).
   ctx.transposeTiles = ctx.kinds.erase(ir::OpKind::Transpose) > 0;
+  for (const ir::Op& op : program.ops) {
+    if (!ir::isElementwiseBinary(op.kind) || !ir::isCommutative(op.kind) || op.kind == ir::OpKind::Add ||
+        op.kind == ir::OpKind::Mul)
+      continue;
+    for (ir::ValueId in : op.inputs)
+      if (program.producer(in).kind == ir::OpKind::Const) {
+        Rational c = Rational::fromDouble(program.producer(in).scalar);
+        ctx.scalarOps.insert({op.kind, {c.num, c.den}});
+      }
+  }
   // A maximum that only stabilizes a softmax cancels (the max-shift axiom):
   // no body needs it.
   if (!targetsHaveMax) ctx.kinds.erase(ir::OpKind::ReduceMax);

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <stdexcept>
 
 namespace mirage::search {
 namespace {
@@ -290,6 +291,57 @@ ExprId ExprTable::func(ir::OpKind kind, ExprId a) {
   m.factors.push_back({internAtom(Atom{AtomKind::Func, static_cast<int32_t>(kind), 0, a}), Rational(1)});
   return fromMonomial(std::move(m));
   });
+}
+
+ExprId ExprTable::unary(ir::OpKind kind, ExprId a) {
+  switch (kind) {
+    case ir::OpKind::Exp: return exp(a);
+    case ir::OpKind::Square: return mul(a, a);
+    case ir::OpKind::Rsqrt: return div(constant(Rational(1)), func(ir::OpKind::Sqrt, a));
+    case ir::OpKind::Sqrt:
+    case ir::OpKind::Silu:
+    case ir::OpKind::Gelu:
+    case ir::OpKind::Tanh:
+    case ir::OpKind::Sigmoid:
+    case ir::OpKind::Log: return func(kind, a);
+    case ir::OpKind::Neg: return scale(a, Rational(-1));
+    // relu(x) = maximum(x, 0) and abs(x) = maximum(x, -x), as the verifier
+    // encodes them: a program may write either form.
+    case ir::OpKind::Relu: return binary(ir::OpKind::Maximum, a, constant(Rational(0)));
+    case ir::OpKind::Abs: return binary(ir::OpKind::Maximum, a, scale(a, Rational(-1)));
+    MIRAGE_CASES_LEAF
+    MIRAGE_CASES_CONTRACTION
+    MIRAGE_CASES_BINARY
+    MIRAGE_CASES_REDUCTION
+    MIRAGE_CASES_LAYOUT
+    MIRAGE_CASES_PROGRAM
+    MIRAGE_CASES_BODY
+    MIRAGE_CASES_SHORTHAND break;
+  }
+  throw std::logic_error(fmt::format("ExprTable::unary: '{}' is not an element-wise unary operator", ir::opName(kind)));
+}
+
+ExprId ExprTable::binary(ir::OpKind kind, ExprId a, ExprId b) {
+  switch (kind) {
+    case ir::OpKind::Add: return add(a, b);
+    case ir::OpKind::Sub: return sub(a, b);
+    case ir::OpKind::Mul: return mul(a, b);
+    case ir::OpKind::Div: return div(a, b);
+    // maximum(a, b) is f(a)·f(b) for an uninterpreted f of its kind: symmetric
+    // in a and b (the operator commutes), both arguments visible to the
+    // subexpression test, and minimum's f differs from maximum's.
+    case ir::OpKind::Maximum:
+    case ir::OpKind::Minimum: return mul(func(kind, a), func(kind, b));
+    MIRAGE_CASES_LEAF
+    MIRAGE_CASES_CONTRACTION
+    MIRAGE_CASES_UNARY
+    MIRAGE_CASES_REDUCTION
+    MIRAGE_CASES_LAYOUT
+    MIRAGE_CASES_PROGRAM
+    MIRAGE_CASES_BODY
+    MIRAGE_CASES_SHORTHAND break;
+  }
+  throw std::logic_error(fmt::format("ExprTable::binary: '{}' is not an element-wise binary operator", ir::opName(kind)));
 }
 
 ExprId ExprTable::max(ExprId a, int64_t extent) {

@@ -3,6 +3,7 @@
 // each is sound in floating point too.
 #include "mirage/search/guard.h"
 
+#include <stdexcept>
 #include <unordered_map>
 
 namespace mirage::search {
@@ -153,8 +154,22 @@ class Analysis {
       case ir::OpKind::Sqrt:
       case ir::OpKind::Rsqrt:
       case ir::OpKind::Relu: return kNonNeg;
+      case ir::OpKind::Abs:
+      case ir::OpKind::Sigmoid: return kNonNeg;
+      case ir::OpKind::Tanh: return in(0);  // the sign of its argument
+      case ir::OpKind::Neg: {
+        uint8_t a = in(0);
+        return static_cast<uint8_t>(((a & kNonNeg) ? kNonPos : 0) | ((a & kNonPos) ? kNonNeg : 0));
+      }
+      // The larger is >= 0 when either is; <= 0 when both are (and the
+      // smaller the other way round).
+      case ir::OpKind::Maximum:
+        return static_cast<uint8_t>(((in(0) | in(1)) & kNonNeg) | (in(0) & in(1) & kNonPos));
+      case ir::OpKind::Minimum:
+        return static_cast<uint8_t>((in(0) & in(1) & kNonNeg) | ((in(0) | in(1)) & kNonPos));
       case ir::OpKind::Silu:
-      case ir::OpKind::Gelu: return kUnknown;
+      case ir::OpKind::Gelu:
+      case ir::OpKind::Log: return kUnknown;
       case ir::OpKind::ReduceSum:
       case ir::OpKind::ReduceMean:
       case ir::OpKind::ReduceMax:
@@ -168,6 +183,7 @@ class Analysis {
       case ir::OpKind::Kernel:
         return kUnknown;  // per result, see analyzeKernel
       case ir::OpKind::Save: return kUnknown;
+      MIRAGE_CASES_SHORTHAND return kUnknown;  // expanded after parsing: never here
     }
     return kUnknown;
   }

@@ -120,17 +120,8 @@ std::vector<ExprId> programExprs(ExprTable& ex, const ir::Graph& g) {
         r = ex.sum(ex.mul(in(0), in(1)), a.back());
         break;
       }
-      case ir::OpKind::Add: r = ex.add(in(0), in(1)); break;
-      case ir::OpKind::Sub: r = ex.sub(in(0), in(1)); break;
-      case ir::OpKind::Mul: r = ex.mul(in(0), in(1)); break;
-      case ir::OpKind::Div: r = ex.div(in(0), in(1)); break;
-      case ir::OpKind::Exp: r = ex.exp(in(0)); break;
-      case ir::OpKind::Square: r = ex.mul(in(0), in(0)); break;
-      case ir::OpKind::Sqrt:
-      case ir::OpKind::Silu:
-      case ir::OpKind::Gelu:
-      case ir::OpKind::Relu: r = ex.func(op.kind, in(0)); break;
-      case ir::OpKind::Rsqrt: r = ex.div(ex.constant(Rational(1)), ex.func(ir::OpKind::Sqrt, in(0))); break;
+      MIRAGE_CASES_BINARY r = ex.binary(op.kind, in(0), in(1)); break;
+      MIRAGE_CASES_UNARY r = ex.unary(op.kind, in(0)); break;
       case ir::OpKind::ReduceSum: {
         int64_t n = extentOf(0, op.dim);
         r = ex.sum(in(0), n / op.size);
@@ -143,7 +134,9 @@ std::vector<ExprId> programExprs(ExprTable& ex, const ir::Graph& g) {
       }
       case ir::OpKind::ReduceMax: r = ex.max(in(0), extentOf(0, op.dim)); break;
       case ir::OpKind::Transpose: r = in(0); break;
-      default:
+      MIRAGE_CASES_PROGRAM
+      MIRAGE_CASES_BODY
+      MIRAGE_CASES_SHORTHAND
         // Kernels and block-level operators do not occur in input programs;
         // give them an opaque expression so that a μGraph input is still
         // handled (its target is then only itself).

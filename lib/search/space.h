@@ -175,6 +175,10 @@ struct Context {
   std::vector<ExprId> targets;    // per program output
   std::vector<ExprId> fixArgs;    // exact arguments that values may be scaled/shifted to
   std::set<ir::OpKind> kinds;     // operator kinds of the program
+  // The program's commutative binary operators with a number operand other
+  // than the scale and shift that fixes make (maximum(x, 0), minimum(x, 6)):
+  // a body may apply them to any value.
+  std::set<std::pair<ir::OpKind, std::pair<int64_t, int64_t>>> scalarOps;  // kind, (num, den)
   // The guard rule is on (search/guard.h): exp is built only as
   // exp(s - m) with m a maximum of s over a dim the program maximizes
   // (maxLabels), a running maximum (scan) where the for-loop walks that dim.

@@ -11,6 +11,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
 
 #include "mirage/verify/field.h"
@@ -109,6 +110,12 @@ struct Analyzer {
       case OpKind::Silu:
       case OpKind::Gelu:
       case OpKind::Relu:
+      case OpKind::Abs:
+      case OpKind::Tanh:
+      case OpKind::Sigmoid:
+      case OpKind::Log:
+      case OpKind::Maximum:
+      case OpKind::Minimum:
       case OpKind::ReduceMax:
       case OpKind::Scan: den = 0; break;  // fresh values: denominator 1
       case OpKind::Rsqrt: den = val; break;  // the fresh value is the denominator
@@ -125,11 +132,13 @@ struct Analyzer {
       case OpKind::Sub:
       case OpKind::Mul:
       case OpKind::Square:
+      case OpKind::Neg:
       case OpKind::ReduceSum:
       case OpKind::ReduceMean:
       case OpKind::Transpose:
       case OpKind::Kernel:
       case OpKind::Save: break;  // products and sums of the operands' denominators
+      MIRAGE_CASES_SHORTHAND throw std::logic_error("boundStats: unexpanded shorthand");
     }
     out.denGrid = den;
     out.valGrid = val;
@@ -232,12 +241,26 @@ struct Analyzer {
         case OpKind::Square:
           out = {2 * at(op.inputs[0]).n, 2 * at(op.inputs[0]).d, at(op.inputs[0]).shared};
           break;
+        case OpKind::Neg: out = at(op.inputs[0]); break;  // exact, the same degree
         case OpKind::Exp:
         case OpKind::Sqrt:
         case OpKind::Silu:
         case OpKind::Gelu:
-        case OpKind::Relu:
+        case OpKind::Tanh:
+        case OpKind::Sigmoid:
+        case OpKind::Log:
           stats.applications += times * count(op.inputs[0]);
+          out = {1, 0};
+          break;
+        // A multiset hash per operand element and a random function of it.
+        case OpKind::Relu:
+        case OpKind::Abs:
+          stats.applications += times * 2 * count(op.results[0]);
+          out = {1, 0};
+          break;
+        case OpKind::Maximum:
+        case OpKind::Minimum:
+          stats.applications += times * (count(op.inputs[0]) + count(op.inputs[1]) + count(op.results[0]));
           out = {1, 0};
           break;
         case OpKind::Rsqrt:
@@ -282,6 +305,7 @@ struct Analyzer {
           }
           break;
         case OpKind::Save: break;
+        MIRAGE_CASES_SHORTHAND throw std::logic_error("boundStats: unexpanded shorthand");
         case OpKind::Kernel: {
           std::vector<Deg> a;
           for (ValueId in : op.inputs) a.push_back(at(in));

@@ -26,6 +26,7 @@ std::vector<char> residueDemand(const ir::Graph& g, const std::vector<char>& res
       case OpKind::ReduceSum:
       case OpKind::ReduceMean:
       case OpKind::Square:
+      case OpKind::Neg:
       case OpKind::Transpose:
       case OpKind::Tile:
         if (need[static_cast<size_t>(op.results[0])])
@@ -48,7 +49,22 @@ std::vector<char> residueDemand(const ir::Graph& g, const std::vector<char>& res
           if (body[static_cast<size_t>(op.body->inputs[k])]) mark(op.inputs[k]);
         break;
       }
-      default: break;  // random functions and maxima draw their own residues
+      // Random functions and maxima draw their own residues; leaves have
+      // no operands; shorthands never reach the verifier.
+      case OpKind::Sqrt:
+      case OpKind::Rsqrt:
+      case OpKind::Silu:
+      case OpKind::Gelu:
+      case OpKind::Relu:
+      case OpKind::Abs:
+      case OpKind::Tanh:
+      case OpKind::Sigmoid:
+      case OpKind::Log:
+      case OpKind::Maximum:
+      case OpKind::Minimum:
+      case OpKind::ReduceMax:
+      MIRAGE_CASES_LEAF
+      MIRAGE_CASES_SHORTHAND break;
     }
   }
   return need;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <stdexcept>
 #include <unordered_map>
 
 namespace mirage::verify {
@@ -46,6 +47,17 @@ Signs mulSigns(Signs a, Signs b) {
 
 Signs negSigns(Signs a) {
   return static_cast<Signs>((a & kZero) | ((a & kNeg) ? kPos : 0) | ((a & kPos) ? kNeg : 0));
+}
+
+// The signs of the larger (or, with `smaller`, the smaller) of two values.
+Signs extremeSigns(Signs a, Signs b, bool smaller) {
+  Signs r = 0;
+  for (Signs x : {kNeg, kZero, kPos})
+    for (Signs y : {kNeg, kZero, kPos}) {
+      if (!(a & x) || !(b & y)) continue;
+      r |= smaller ? std::min(x, y) : std::max(x, y);  // kNeg < kZero < kPos
+    }
+  return r;
 }
 
 // A sum of `terms` >= 1 values each of signs s (adding once more changes nothing).
@@ -137,9 +149,20 @@ struct Analysis {
           break;
         }
         // x * sigmoid(x) and x * Phi(x): the second factor is positive, so
-        // the sign is the argument's.
+        // the sign is the argument's; so is tanh's.
         case OpKind::Silu:
-        case OpKind::Gelu: s = at(op.inputs[0]); break;
+        case OpKind::Gelu:
+        case OpKind::Tanh: s = at(op.inputs[0]); break;
+        case OpKind::Neg: s = negSigns(at(op.inputs[0])); break;
+        case OpKind::Abs: {
+          Signs a = at(op.inputs[0]);
+          s = static_cast<Signs>(((a & (kNeg | kPos)) ? kPos : 0) | (a & kZero));
+          break;
+        }
+        case OpKind::Sigmoid: s = kPos; break;
+        case OpKind::Log: s = kAny; break;  // log of a positive value: any sign
+        case OpKind::Maximum: s = extremeSigns(at(op.inputs[0]), at(op.inputs[1]), false); break;
+        case OpKind::Minimum: s = extremeSigns(at(op.inputs[0]), at(op.inputs[1]), true); break;
         case OpKind::ReduceSum: {
           const ir::Shape& a = g.value(op.inputs[0]).shape;
           s = sumSigns(at(op.inputs[0]), static_cast<double>(a[static_cast<size_t>(op.dim)] / op.size));
@@ -160,6 +183,7 @@ struct Analysis {
                                              : sumSigns(at(op.inputs[0]), static_cast<double>(forloop));
           break;
         case OpKind::Save: continue;
+        MIRAGE_CASES_SHORTHAND throw std::logic_error("domain analysis: unexpanded shorthand");
         case OpKind::Kernel: {
           std::vector<Signs> a;
           for (ValueId in : op.inputs) a.push_back(at(in));
@@ -219,8 +243,17 @@ struct Builder {
             return resolve({op.body.get(), b.inputs[0]});
         return std::nullopt;
       }
-      default: return std::nullopt;
+      MIRAGE_CASES_LEAF
+      MIRAGE_CASES_CONTRACTION
+      MIRAGE_CASES_BINARY
+      MIRAGE_CASES_UNARY
+      MIRAGE_CASES_REDUCTION
+      case OpKind::Accum:
+      case OpKind::Scan:
+      case OpKind::Save:
+      MIRAGE_CASES_SHORTHAND return std::nullopt;
     }
+    return std::nullopt;
   }
 
   int site(const Site& s) {
@@ -264,27 +297,63 @@ struct Builder {
         case OpKind::Square:
         case OpKind::Sqrt:    // sqrt(u) != 0 iff u != 0, given u >= 0
         case OpKind::Silu:    // x * sigmoid(x) != 0 iff x != 0
-        case OpKind::Gelu: return {{in(0), Cond::NonZero}};
+        case OpKind::Gelu:
+        case OpKind::Neg:
+        case OpKind::Abs:
+        case OpKind::Tanh: return {{in(0), Cond::NonZero}};
         case OpKind::Relu: return {{in(0), Cond::Positive}};  // relu(x) != 0 iff x > 0
         case OpKind::Accum:
           if (op.accumOp == ir::AccumOp::Sum && an.parent.at(s.graph).kernel->config.forloop == 1)
             return {{in(0), Cond::NonZero}};
           return {};
-        default: return {};
+        // No decomposition known (an obligation on these must be matched
+        // by a fact or the sign analysis).
+        case OpKind::Input:
+        case OpKind::Const:
+        case OpKind::Matmul:
+        case OpKind::Add:
+        case OpKind::Sub:
+        case OpKind::Exp:
+        case OpKind::Rsqrt:
+        case OpKind::Sigmoid:  // positive by sign
+        case OpKind::Log:      // log(x) != 0 iff x != 1: not decomposed
+        case OpKind::Maximum:
+        case OpKind::Minimum:
+        MIRAGE_CASES_REDUCTION
+        MIRAGE_CASES_LAYOUT
+        MIRAGE_CASES_PROGRAM
+        case OpKind::Tile:
+        case OpKind::Scan:
+        case OpKind::Save:
+        MIRAGE_CASES_SHORTHAND return {};
       }
+      return {};
     }
     switch (op.kind) {  // NonNeg
       case OpKind::Add:
       case OpKind::Mul:
       case OpKind::Div:
-      case OpKind::Matmul: return {{in(0), Cond::NonNeg}, {in(1), Cond::NonNeg}};
+      case OpKind::Matmul:
+      case OpKind::Minimum: return {{in(0), Cond::NonNeg}, {in(1), Cond::NonNeg}};
+      // maximum(a, b) >= 0 when either is: a conjunction cannot say so, and
+      // asking for a alone would be a needless obligation. By sign only.
+      case OpKind::Maximum: return {};
       case OpKind::ReduceSum:
       case OpKind::ReduceMean:
       case OpKind::ReduceMax:
       case OpKind::Scan:
       case OpKind::Accum: return {{in(0), Cond::NonNeg}};  // a rescale multiplies by positives
-      default: return {};
+      case OpKind::Input:
+      case OpKind::Const:
+      case OpKind::Sub:
+      MIRAGE_CASES_UNARY  // non-negative results show by sign (exp, square, sqrt, abs, ...)
+      MIRAGE_CASES_LAYOUT
+      MIRAGE_CASES_PROGRAM
+      case OpKind::Tile:
+      case OpKind::Save:
+      MIRAGE_CASES_SHORTHAND return {};
     }
+    return {};
   }
 
   int node(const Site& s, Cond cond, int depth) {
@@ -339,9 +408,28 @@ struct Builder {
       case OpKind::Square:
       case OpKind::Sqrt:
       case OpKind::Silu:
-      case OpKind::Gelu: fact(in(0), Cond::NonZero, depth + 1); break;
+      case OpKind::Gelu:
+      case OpKind::Neg:
+      case OpKind::Abs:
+      case OpKind::Tanh: fact(in(0), Cond::NonZero, depth + 1); break;
       case OpKind::Relu: fact(in(0), Cond::Positive, depth + 1); break;
-      default: break;
+      // Nothing implied about the operands.
+      case OpKind::Input:
+      case OpKind::Const:
+      case OpKind::Matmul:
+      case OpKind::Add:
+      case OpKind::Sub:
+      case OpKind::Exp:
+      case OpKind::Rsqrt:
+      case OpKind::Sigmoid:
+      case OpKind::Log:
+      case OpKind::Maximum:
+      case OpKind::Minimum:
+      MIRAGE_CASES_REDUCTION
+      MIRAGE_CASES_LAYOUT
+      MIRAGE_CASES_PROGRAM
+      MIRAGE_CASES_BODY
+      MIRAGE_CASES_SHORTHAND break;
     }
   }
 
@@ -369,31 +457,13 @@ bool inSet(const std::vector<u64>& sorted, u64 x) { return std::binary_search(so
 
 }  // namespace
 
+// From the operator table's definedness column (ir/ops.def).
 std::optional<DomainRule> domainRule(ir::OpKind kind) {
-  switch (kind) {
-    case OpKind::Div: return DomainRule{1, Cond::NonZero};
-    case OpKind::Sqrt: return DomainRule{0, Cond::NonNeg};
-    case OpKind::Rsqrt: return DomainRule{0, Cond::Positive};
-    case OpKind::Input:
-    case OpKind::Const:
-    case OpKind::Matmul:
-    case OpKind::Add:
-    case OpKind::Sub:
-    case OpKind::Mul:
-    case OpKind::Exp:
-    case OpKind::Square:
-    case OpKind::Silu:
-    case OpKind::Gelu:
-    case OpKind::Relu:
-    case OpKind::ReduceSum:
-    case OpKind::ReduceMean:
-    case OpKind::ReduceMax:
-    case OpKind::Transpose:
-    case OpKind::Kernel:
-    case OpKind::Tile:
-    case OpKind::Accum:
-    case OpKind::Scan:
-    case OpKind::Save: return std::nullopt;
+  switch (ir::opInfo(kind).definedness) {
+    case ir::Definedness::Always: return std::nullopt;
+    case ir::Definedness::DivisorNonZero: return DomainRule{1, Cond::NonZero};
+    case ir::Definedness::ArgumentNonNegative: return DomainRule{0, Cond::NonNeg};
+    case ir::Definedness::ArgumentPositive: return DomainRule{0, Cond::Positive};
   }
   return std::nullopt;
 }

@@ -43,13 +43,20 @@ std::vector<Lanes> bodyLanes(const ir::Graph& body, const std::vector<FTensorPtr
       case OpKind::Div: l = {at(op.inputs[0]).q && at(op.inputs[1]).q, false}; break;
       case OpKind::Exp: l = {!at(op.inputs[0]).q, false}; break;
       case OpKind::Square:
+      case OpKind::Neg:
       case OpKind::ReduceSum:
       case OpKind::ReduceMean: l = {at(op.inputs[0]).q, false}; break;
       case OpKind::Sqrt:
       case OpKind::Rsqrt:
       case OpKind::Silu:
       case OpKind::Gelu:
-      case OpKind::Relu: l = {true, false}; break;
+      case OpKind::Tanh:
+      case OpKind::Sigmoid:
+      case OpKind::Log:
+      case OpKind::Minimum: l = {true, false}; break;  // -(a maximum): not one itself
+      case OpKind::Relu:
+      case OpKind::Abs:
+      case OpKind::Maximum:
       case OpKind::ReduceMax:
       case OpKind::Scan: l = {true, true}; break;
       case OpKind::Accum:
@@ -64,7 +71,10 @@ std::vector<Lanes> bodyLanes(const ir::Graph& body, const std::vector<FTensorPtr
                 ? Lanes{true, true}
                 : Lanes{at(op.inputs[0]).q, forloop == 1 && at(op.inputs[0]).mx};
         break;
-      default: throw std::logic_error("bodyLanes: unexpected operator in a kernel body");
+      case OpKind::Input:  // skipped above
+      case OpKind::Save:   // has no result (skipped above)
+      MIRAGE_CASES_PROGRAM
+      MIRAGE_CASES_SHORTHAND throw std::logic_error("bodyLanes: unexpected operator in a kernel body");
     }
     l.q = l.q && need[static_cast<size_t>(op.results[0])];
     at(op.results[0]) = l;

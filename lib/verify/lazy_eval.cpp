@@ -166,6 +166,36 @@ struct LazyEvaluator::Impl {
         if (!out.hasQ) out.q = 0;
         return true;
       }
+      case OpKind::Maximum:
+      case OpKind::Minimum: {
+        // tensor_ops.cpp: the multiset of both operands (negated for the
+        // minimum, whose result is then negated).
+        Elem a, b;
+        if (!fetch(op.inputs[0], broadcastIndex(idx, shape.size(), graph.value(op.inputs[0]).shape), a)) return false;
+        if (!fetch(op.inputs[1], broadcastIndex(idx, shape.size(), graph.value(op.inputs[1]).shape), b)) return false;
+        bool neg = op.kind == OpKind::Minimum;
+        finishMax(P.add(contribution(a, neg), contribution(b, neg)), needQ, out);
+        if (neg) negate(out);
+        return true;
+      }
+      case OpKind::Relu:
+      case OpKind::Abs: {
+        // maximum(x, 0) and maximum(x, -x).
+        Elem x;
+        if (!fetch(op.inputs[0], idx, x)) return false;
+        u64 other = op.kind == OpKind::Relu ? maxElementHash(0, trial) : contribution(x, true);
+        finishMax(P.add(contribution(x, false), other), needQ, out);
+        return true;
+      }
+      case OpKind::Neg: {
+        Elem x;
+        if (!fetch(op.inputs[0], idx, x)) return false;
+        out.p = x.p;
+        out.hasQ = x.hasQ && needQ;
+        out.q = out.hasQ ? x.q : 0;
+        negate(out);
+        return true;
+      }
       case OpKind::Matmul: {
         const Shape& as = graph.value(op.inputs[0]).shape;
         const Shape& bs = graph.value(op.inputs[1]).shape;
@@ -217,7 +247,9 @@ struct LazyEvaluator::Impl {
       case OpKind::Rsqrt:
       case OpKind::Silu:
       case OpKind::Gelu:
-      case OpKind::Relu: {
+      case OpKind::Tanh:
+      case OpKind::Sigmoid:
+      case OpKind::Log: {
         Elem x;
         if (!fetch(op.inputs[0], idx, x)) return false;
         KeyKind k = randomKey(op.kind);
@@ -276,8 +308,26 @@ struct LazyEvaluator::Impl {
         if (!out.hasQ) out.q = 0;
         return true;
       }
-      default: throw std::logic_error("LazyEvaluator: unexpected operator");
+      MIRAGE_CASES_LEAF
+      MIRAGE_CASES_PROGRAM
+      MIRAGE_CASES_BODY
+      MIRAGE_CASES_SHORTHAND throw std::logic_error("LazyEvaluator: unexpected operator");
     }
+  }
+
+  // The multiset-hash contribution of x (of -x when negated), as
+  // tensor_ops.cpp's contributions().
+  u64 contribution(const Elem& x, bool negated) const {
+    if (negated) return maxElementHash(trial.P().neg(x.p), trial);
+    return x.isMax ? x.mx : maxElementHash(x.p, trial);
+  }
+
+  // -out in both lanes; no longer a maximum.
+  void negate(Elem& out) const {
+    out.p = trial.P().neg(out.p);
+    if (out.hasQ) out.q = trial.Q().neg(out.q);
+    out.isMax = false;
+    out.mx = 0;
   }
 
   void finishMax(u64 mx, bool needQ, Elem& out) {
@@ -327,7 +377,9 @@ struct LazyEvaluator::Impl {
       }
       case OpKind::Const: out = fromConstant(constants[static_cast<size_t>(v)], true); break;
       case OpKind::Kernel: ok = kernelResult(op, v, idx, out); break;
-      default:
+      MIRAGE_CASES_BODY
+      MIRAGE_CASES_SHORTHAND throw std::logic_error("LazyEvaluator: unexpected operator at program level");
+      MIRAGE_CASES_PREDEFINED
         ok = opElement(g, op, v, idx, needQ,
                        [&](ValueId in, const Index& i, Elem& e) { return element(in, i, e); }, out);
     }
@@ -478,7 +530,11 @@ struct LazyEvaluator::Impl {
         }
         break;
       }
-      default:
+      case OpKind::Input:  // read through tile
+      case OpKind::Save:
+      MIRAGE_CASES_PROGRAM
+      MIRAGE_CASES_SHORTHAND throw std::logic_error("LazyEvaluator: unexpected operator in a kernel body");
+      MIRAGE_CASES_PREDEFINED
         ok = opElement(body, op, v, idx, needQ,
                        [&](ValueId in, const Index& i, Elem& e) {
                          return bodyElement(kop, kIndex, block, in, iteration, i, e);

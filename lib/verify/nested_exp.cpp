@@ -2,6 +2,8 @@
 // and, recursively, over kernel bodies.
 #include "nested_exp.h"
 
+#include <stdexcept>
+
 namespace mirage::verify {
 namespace {
 
@@ -40,6 +42,7 @@ std::vector<Flags> analyze(const ir::Graph& g, const std::vector<Flags>& inputs,
       case OpKind::Mul:
       case OpKind::Div:
       case OpKind::Square:
+      case OpKind::Neg:
       case OpKind::ReduceSum:
       case OpKind::ReduceMean:
       case OpKind::Transpose:
@@ -49,6 +52,12 @@ std::vector<Flags> analyze(const ir::Graph& g, const std::vector<Flags>& inputs,
       case OpKind::Silu:
       case OpKind::Gelu:
       case OpKind::Relu:
+      case OpKind::Abs:
+      case OpKind::Tanh:
+      case OpKind::Sigmoid:
+      case OpKind::Log:
+      case OpKind::Maximum:
+      case OpKind::Minimum:
       case OpKind::ReduceMax:
       case OpKind::Scan:
         out.noResidue = false;  // random functions and maxima draw a fresh residue
@@ -70,6 +79,7 @@ std::vector<Flags> analyze(const ir::Graph& g, const std::vector<Flags>& inputs,
           r.uninterp = r.uninterp || any.uninterp;
         }
         continue;
+      MIRAGE_CASES_SHORTHAND throw std::logic_error("nested-exp analysis: unexpanded shorthand");
       case OpKind::Kernel: {
         std::vector<Flags> args;
         for (ValueId in : op.inputs) args.push_back(of(in));

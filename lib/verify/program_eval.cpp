@@ -58,7 +58,12 @@ u64 attributeHash(const ir::Op& op, u64 seed) {
       for (int64_t e : op.config.grid) h = hashCombine(h, static_cast<u64>(e));
       h = hashCombine(h, static_cast<u64>(op.config.forloop));
       break;
-    default: break;
+    // No attributes beyond the kind.
+    case OpKind::Input:
+    case OpKind::Matmul:
+    MIRAGE_CASES_BINARY
+    MIRAGE_CASES_UNARY
+    MIRAGE_CASES_SHORTHAND break;
   }
   return h;
 }
@@ -316,7 +321,8 @@ EvalResult evaluateProgram(const ir::Graph& g, const Trial& trial, ThreadPool* p
         case OpKind::Accum:
         case OpKind::Scan:
         case OpKind::Save: throw std::logic_error("evaluateProgram: block-level op at program level");
-        default: {
+        MIRAGE_CASES_SHORTHAND throw std::logic_error("evaluateProgram: unexpanded shorthand");
+        MIRAGE_CASES_PREDEFINED {
           std::vector<const FTensor*> ins;
           for (ValueId in : op.inputs) ins.push_back(vals[static_cast<size_t>(in)].get());
           auto out = std::make_shared<FTensor>();

@@ -2,11 +2,17 @@
 //   sums, products, quotients, matmul, reductions: exact in Z_P, and in Z_Q
 //     when every operand has a residue lane;
 //   exp: w^(residue) when the argument has a residue, else a random function;
-//   sqrt, silu, gelu, relu: random functions of the argument's value;
+//   neg: exact (-x in both lanes);
+//   sqrt, silu, gelu, tanh, sigmoid, log: random functions of the argument's
+//     value (keys from the table's keyedBy column);
 //     rsqrt = 1 / sqrt; square = x * x; reduce_mean = reduce_sum * (1/n);
-//   reduce_max: a random function of the hash of the multiset maximized,
-//     where an operand that is itself a maximum contributes its multiset.
+//   reduce_max, maximum: a random function of the hash of the multiset
+//     maximized, where an operand that is itself a maximum contributes its
+//     multiset; relu(x) = maximum(x, 0), abs(x) = maximum(x, -x) and
+//     minimum(a, b) = -maximum(-a, -b), exactly.
 #include "tensor_ops.h"
+
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
@@ -104,6 +110,33 @@ void laneBinary(const FTensor& a, const FTensor& b, FTensor& out, bool withQ, Th
   }
 }
 
+// The multiset-hash contribution of each element of x (of -x when negated).
+std::vector<u64> contributions(const FTensor& x, bool negated, const Trial& trial) {
+  std::vector<u64> c(x.p.size());
+  for (size_t i = 0; i < c.size(); ++i)
+    c[i] = negated ? maxElementHash(trial.P().neg(x.p[i]), trial)
+                   : maxContribution(x, static_cast<int64_t>(i), trial);
+  return c;
+}
+
+// out = the maximum of the two multisets ca (shape as) and cb (shape bs),
+// broadcast to out.shape.
+void maximumOfPair(const std::vector<u64>& ca, const Shape& as, const std::vector<u64>& cb, const Shape& bs,
+                   const Trial& trial, ThreadPool* pool, bool wantQ, FTensor& out) {
+  out.mx.resize(static_cast<size_t>(ir::numElements(out.shape)));
+  const MontField& P = trial.P();
+  broadcastBinary(out.shape, as, ca.data(), bs, cb.data(), out.mx.data(), pool,
+                  [&](u64 x, u64 y) { return P.add(x, y); });
+  finishMaximum(out, trial, wantQ);
+}
+
+// out = -out in both lanes; the result is no longer a maximum.
+void negateLanes(FTensor& out, const Trial& trial) {
+  for (u64& v : out.p) v = trial.P().neg(v);
+  for (u64& v : out.q) v = trial.Q().neg(v);
+  out.mx.clear();
+}
+
 bool elementwiseBinary(OpKind kind, const FTensor& a, const FTensor& b, const Trial& trial,
                        ThreadPool* pool, bool wantQ, FTensor& out) {
   bool withQ = a.hasQ() && b.hasQ() && wantQ;
@@ -137,8 +170,28 @@ bool elementwiseBinary(OpKind kind, const FTensor& a, const FTensor& b, const Tr
                  [&](u64 x, u64 y) { return Q.mul(x, y); });
       return true;
     }
-    default: throw std::logic_error("elementwiseBinary: not a binary operator");
+    case OpKind::Maximum:
+      // The maximum of the union of the two multisets (an operand that is
+      // itself a maximum contributes its multiset: maximum is associative).
+      maximumOfPair(contributions(a, false, trial), a.shape, contributions(b, false, trial), b.shape, trial,
+                    pool, wantQ, out);
+      return true;
+    case OpKind::Minimum:
+      // minimum(a, b) = -maximum(-a, -b), exactly.
+      maximumOfPair(contributions(a, true, trial), a.shape, contributions(b, true, trial), b.shape, trial,
+                    pool, wantQ, out);
+      negateLanes(out, trial);
+      return true;
+    MIRAGE_CASES_LEAF
+    MIRAGE_CASES_CONTRACTION
+    MIRAGE_CASES_UNARY
+    MIRAGE_CASES_REDUCTION
+    MIRAGE_CASES_LAYOUT
+    MIRAGE_CASES_PROGRAM
+    MIRAGE_CASES_BODY
+    MIRAGE_CASES_SHORTHAND break;
   }
+  throw std::logic_error("elementwiseBinary: not a binary operator");
 }
 
 // out = a random function (of kind k) of x's values, with a residue lane
@@ -187,15 +240,42 @@ bool elementwiseUnary(OpKind kind, const FTensor& x, const Trial& trial, ThreadP
     case OpKind::Sqrt:
     case OpKind::Silu:
     case OpKind::Gelu:
-    case OpKind::Relu:
+    case OpKind::Tanh:
+    case OpKind::Sigmoid:
+    case OpKind::Log:
       randomFunction(randomKey(kind), x, trial, pool, wantQ, out);
       return true;
+    case OpKind::Neg:  // exact: -x in both lanes
+      out.p = x.p;
+      out.q = x.hasQ() && wantQ ? x.q : std::vector<u64>();
+      negateLanes(out, trial);
+      return true;
+    case OpKind::Relu: {  // maximum(x, 0)
+      FTensor zero;
+      zero.p = {0};
+      maximumOfPair(contributions(x, false, trial), x.shape, contributions(zero, false, trial), Shape{}, trial,
+                    pool, wantQ, out);
+      return true;
+    }
+    case OpKind::Abs: {  // maximum(x, -x)
+      std::vector<u64> cx = contributions(x, false, trial);
+      maximumOfPair(cx, x.shape, contributions(x, true, trial), x.shape, trial, pool, wantQ, out);
+      return true;
+    }
     case OpKind::Rsqrt:
       // rsqrt(x) = 1 / sqrt(x), exactly.
-      randomFunction(KeyKind::Sqrt, x, trial, pool, wantQ, out);
+      randomFunction(randomKey(kind), x, trial, pool, wantQ, out);
       return invertAll(out.p, trial.P(), pool) && invertAll(out.q, trial.Q(), pool);
-    default: throw std::logic_error("elementwiseUnary: not a unary operator");
+    MIRAGE_CASES_LEAF
+    MIRAGE_CASES_CONTRACTION
+    MIRAGE_CASES_BINARY
+    MIRAGE_CASES_REDUCTION
+    MIRAGE_CASES_LAYOUT
+    MIRAGE_CASES_PROGRAM
+    MIRAGE_CASES_BODY
+    MIRAGE_CASES_SHORTHAND break;
   }
+  throw std::logic_error("elementwiseUnary: not a unary operator");
 }
 
 // c[j] = sum_k a[k] * bt[j * K + k] for j < cols. Two columns at a time: two
@@ -387,14 +467,10 @@ void transpose(const ir::Op& op, const FTensor& x, bool wantQ, FTensor& out) {
 }  // namespace
 
 KeyKind randomKey(ir::OpKind kind) {
-  switch (kind) {
-    case ir::OpKind::Sqrt:
-    case ir::OpKind::Rsqrt: return KeyKind::Sqrt;
-    case ir::OpKind::Silu: return KeyKind::Silu;
-    case ir::OpKind::Gelu: return KeyKind::Gelu;
-    case ir::OpKind::Relu: return KeyKind::Relu;
-    default: return KeyKind::ExpNoResidue;
-  }
+  const ir::OpInfo& info = ir::opInfo(kind);
+  if (info.encoding != ir::VerifyEncoding::Keyed && info.encoding != ir::VerifyEncoding::InverseOfKeyed)
+    throw std::logic_error(fmt::format("randomKey: '{}' is not encoded by a keyed random function", info.name));
+  return keyOfOperator(info.keyedBy);
 }
 
 
@@ -471,23 +547,16 @@ bool applyOp(const ir::Op& op, const std::vector<const FTensor*>& ins, const ir:
   out.mx.clear();
   switch (op.kind) {
     case OpKind::Matmul: matmul(*ins[0], *ins[1], trial, pool, wantQ, out); return true;
-    case OpKind::Add:
-    case OpKind::Sub:
-    case OpKind::Mul:
-    case OpKind::Div: return elementwiseBinary(op.kind, *ins[0], *ins[1], trial, pool, wantQ, out);
-    case OpKind::Exp:
-    case OpKind::Square:
-    case OpKind::Sqrt:
-    case OpKind::Rsqrt:
-    case OpKind::Silu:
-    case OpKind::Gelu:
-    case OpKind::Relu: return elementwiseUnary(op.kind, *ins[0], trial, pool, wantQ, out);
-    case OpKind::ReduceSum:
-    case OpKind::ReduceMean:
-    case OpKind::ReduceMax: reduce(op, *ins[0], trial, pool, wantQ, out); return true;
+    MIRAGE_CASES_BINARY return elementwiseBinary(op.kind, *ins[0], *ins[1], trial, pool, wantQ, out);
+    MIRAGE_CASES_UNARY return elementwiseUnary(op.kind, *ins[0], trial, pool, wantQ, out);
+    MIRAGE_CASES_REDUCTION reduce(op, *ins[0], trial, pool, wantQ, out); return true;
     case OpKind::Transpose: transpose(op, *ins[0], wantQ, out); return true;
-    default: throw std::logic_error("applyOp: not a pre-defined operator");
+    MIRAGE_CASES_LEAF
+    MIRAGE_CASES_PROGRAM
+    MIRAGE_CASES_BODY
+    MIRAGE_CASES_SHORTHAND break;
   }
+  throw std::logic_error("applyOp: not a pre-defined operator");
 }
 
 void copyBox(const FTensor& src, const std::vector<int64_t>& srcOff, FTensor& dst,

@@ -147,6 +147,23 @@ TEST_CASE("numerics: a one-pass variance is rejected at a large common offset, t
   for (const auto& m : two.magnitudes) CHECK_FALSE(m.skipped);
 }
 
+TEST_CASE("numerics: LayerNorm+Linear fused with a one-pass variance is rejected at offset 1000, two-pass accepted",
+          "[numerics]") {
+  // examples/layernorm_linear.mg: the one-kernel form that accumulates
+  // sum(x) and sum(x²) beside the matmul (what the abstract expressions of
+  // the search see as the same term) loses the variance to cancellation at
+  // rows of 1000 + noise; the two-kernel form that centres first does not.
+  NumericsCheck check(example("layernorm_linear.mg"), 0, 1);
+  NumericsVerdict one = check.check(file("layernorm_linear_onepass.mg"));
+  show("layernorm_linear_onepass", one);
+  CHECK_FALSE(one.passed);
+  CHECK(one.reason.find("offset inputs at 1000") != std::string::npos);
+  NumericsVerdict two = check.check(file("layernorm_linear_twopass.mg"));
+  show("layernorm_linear_twopass", two);
+  CHECK(two.passed);
+  for (const auto& m : two.magnitudes) CHECK_FALSE(m.skipped);
+}
+
 TEST_CASE("numerics: the schedule reaches attention logits near 60 in f16 and near 100 in bf16", "[numerics]") {
   for (ir::DType dt : {ir::DType::F16, ir::DType::BF16}) {
     ir::Graph g = parseText(fmt::format(R"(graph logits {{

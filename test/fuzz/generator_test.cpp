@@ -77,8 +77,7 @@ TEST_CASE("generated programs are legal, read back, and stay within the size bou
 TEST_CASE("the operators drawn are exactly the program-level ones of the OpKind range") {
   std::vector<ir::OpKind> ops = fuzz::programOperators();
   std::set<ir::OpKind> drawn(ops.begin(), ops.end());
-  for (int k = 0; k <= static_cast<int>(ir::OpKind::Save); ++k) {
-    auto kind = static_cast<ir::OpKind>(k);
+  for (ir::OpKind kind : ir::allOpKinds()) {
     bool programLevel = ir::isElementwiseUnary(kind) || ir::isElementwiseBinary(kind) || ir::isReduction(kind) ||
                         kind == ir::OpKind::Matmul || kind == ir::OpKind::Transpose;
     INFO(ir::opName(kind));

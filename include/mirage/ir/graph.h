@@ -18,6 +18,8 @@
 #include <string_view>
 #include <vector>
 
+#include "mirage/ir/ops.h"
+
 namespace mirage::ir {
 
 enum class DType { F16, BF16, F32 };
@@ -37,47 +39,16 @@ struct SourceLoc {
   bool valid() const { return line > 0; }
 };
 
-enum class OpKind {
-  // Leaves.
-  Input,  // program input, or (in a body) the kernel argument a tile views
-  Const,  // a scalar number; rank-0 value, printed inline where it is used
-  // Pre-defined operators, usable at both levels.
-  Matmul,
-  Add,
-  Sub,
-  Mul,
-  Div,
-  Exp,
-  Square,
-  Sqrt,
-  Rsqrt,
-  Silu,
-  Gelu,
-  Relu,
-  ReduceSum,  // dim, size (size 1 = reduce to extent 1)
-  ReduceMean,
-  ReduceMax,
-  Transpose,  // dim, dim1
-  // Program level only.
-  Kernel,  // custom kernel: inputs are its arguments, results its results
-  // Block level only.
-  Tile,   // input: a body Input (kernel argument); imap, fmap
-  Accum,  // accumOp; inputs {x} or {x, m}: accum(x, rescale=m), m a Scan
-  Scan,   // accumOp (Max): the running maximum over the iterations so far
-  Save,   // input: the saved tile; resultIndex, omap, saveF32; no results
-};
+// OpKind and every fact about an operator: ir/ops.def (the table), ir/ops.h.
 std::string_view opName(OpKind k);  // the `.mg` spelling: "matmul", "reduce_sum", ...
 // Inverse of opName for the operators a program may call by name (the
-// pre-defined operators and tile/accum/save); nullopt for anything else,
-// "input", "const" and "kernel" included.
+// pre-defined operators, shorthands and tile/accum/scan/save); nullopt for
+// anything else, "input", "const" and "kernel" included.
 std::optional<OpKind> opKindFromName(std::string_view name);
 // The words that cannot name a tensor: the keywords (graph, input, output,
 // kernel) and every operator name, shorthands (rms_norm, softmax) and
 // tile/accum/save included.
 bool isReservedName(std::string_view name);
-bool isElementwiseUnary(OpKind k);  // exp square sqrt rsqrt silu gelu relu
-bool isElementwiseBinary(OpKind k);  // add sub mul div
-bool isReduction(OpKind k);          // reduce_sum reduce_mean reduce_max
 
 enum class AccumOp { Sum, Max };
 

@@ -2,7 +2,9 @@
 // recursive-descent parser that builds ir::Graph through the checked builders
 // of ir/check.h (so every legality rule is reported at its source position),
 // and the diagnostics engine that prints `FILE:LINE:COL: error: …` with the
-// source line and a caret. Shorthands (rms_norm, softmax) are expanded here.
+// source line and a caret. Shorthands (rms_norm, layer_norm, softmax, ...)
+// are read as one op each and expanded by ir::expandShorthands (ir/expand.h)
+// in one pass once the program is read.
 // The language is ../shared/spec/mg-language.md; docs/language.md is the
 // user's guide and lists the choices the contract leaves open.
 #pragma once

@@ -92,6 +92,11 @@ class ExprTable {
   ExprId exp(ExprId a);
   ExprId func(ir::OpKind kind, ExprId a);  // sqrt, silu, gelu, relu (uninterpreted)
   ExprId max(ExprId a, int64_t extent);    // reduce_max / accum max (uninterpreted)
+  // The abstract expression of an element-wise operator: the one mapping
+  // from operators to expressions, used by the program analysis
+  // (labels.cpp) and by the body search alike.
+  ExprId unary(ir::OpKind kind, ExprId a);
+  ExprId binary(ir::OpKind kind, ExprId a, ExprId b);
 
   const Poly& poly(ExprId e) const { return polys_[static_cast<size_t>(e)]; }
   const Atom& atom(AtomId a) const { return atoms_[static_cast<size_t>(a)]; }

@@ -37,11 +37,21 @@ using FTensorPtr = std::shared_ptr<const FTensor>;
 // What a random function (or hash) is keyed by; one key per kind and trial.
 enum class KeyKind {
   InputP, InputQ,        // input elements (combined with the input's name)
-  Sqrt, Silu, Gelu, Relu, ExpNoResidue,  // random functions, value lane
+  ExpNoResidue,          // exp of a value without a residue: a random function
   MaxElement,            // multiset hash of one maximized value
   MaxResult,             // the value of a maximum given its multiset hash
+  // One key per operator of the table, named as the operator: the random
+  // function of a VerifyEncoding::Keyed row (ir/ops.def, column keyedBy).
+#define MIRAGE_KEY_ROW_(K, ...) K,
+  MIRAGE_OPS(MIRAGE_KEY_ROW_)
+#undef MIRAGE_KEY_ROW_
   Count
 };
+
+// The key of operator k's random function.
+inline KeyKind keyOfOperator(ir::OpKind k) {
+  return static_cast<KeyKind>(static_cast<int>(KeyKind::Input) + static_cast<int>(k));
+}
 
 // All randomness of one trial, derived from (seed, trial, attempt): the
 // input elements, the element w of order Q that `exp` raises, and the keys

@@ -143,6 +143,12 @@ __device__ __forceinline__ float mg_gelu(float x) { return 0.5f * x * (1.0f + er
 __device__ __forceinline__ float mg_relu(float x) { return x < 0.0f ? 0.0f : x; }  // NaN stays NaN
 // The larger of a and b; NaN wins, as in NumPy (fmaxf would drop it).
 __device__ __forceinline__ float mg_max(float a, float b) { return (b > a || b != b) ? b : a; }
+__device__ __forceinline__ float mg_min(float a, float b) { return (b < a || b != b) ? b : a; }
+__device__ __forceinline__ float mg_neg(float x) { return -x; }
+__device__ __forceinline__ float mg_abs(float x) { return fabsf(x); }
+__device__ __forceinline__ float mg_tanh(float x) { return tanhf(x); }
+__device__ __forceinline__ float mg_sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
+__device__ __forceinline__ float mg_log(float x) { return logf(x); }
 
 // Butterfly reductions over the 32 lanes of a warp; every lane gets the result.
 __device__ __forceinline__ float mg_warp_sum(float v) {

@@ -20,5 +20,10 @@ graph all_operators {
   L = transpose(K, dim0=-1, dim1=0)
   N = rms_norm(G, dim=1, eps=1E-5)
   O = softmax(N)
-  output H, I, J, L, O
+  P = maximum(minimum(G, 6), neg(abs(M)))  # version 2 element-wise operators
+  Q = add(tanh(P), sigmoid(P))
+  W = log(add(exp(Q), 1))
+  X = maximum(0, layer_norm(W, dim=-1, eps=1e-5))
+  Y = gelu_tanh(X)
+  output H, I, J, L, O, Y
 }

@@ -1,0 +1,7 @@
+# expect: not-proven
+# relu(x) is 0 for x <= 0, where log(relu(x)) is undefined
+graph def_log_of_relu_not_positive_a {
+  X = input f16[8, 16]
+  O = X
+  output O
+}
