@@ -127,6 +127,15 @@ bool searchByRegions(Run& run, double budget, const std::function<double(const i
       if (s.secondsToBest >= 0 && s.seconds >= std::max(kRegionQuietSeconds, 3 * s.secondsToBest)) quiet = true;
     };
     search::Result r = search::runSearch(region, verifier, so);
+    // cli.md has three ways a search ends; a region cut by the quiet rule
+    // above was stopped by a time rule before it was complete, so it is
+    // reported as "time_limit" (complete stays false), and the whole run
+    // then says "time_limit" too (search::addStats keeps the least
+    // conclusive ending).
+    if (r.stats.endedBy == "cancelled") {
+      r.stats.endedBy = "time_limit";
+      r.stats.complete = false;
+    }
     if (!opt.noCache && r.best >= 0) {
       search::Result best;
       best.candidates.push_back(r.candidates[static_cast<size_t>(r.best)]);

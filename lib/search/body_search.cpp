@@ -301,6 +301,31 @@ class BodySearch {
     return n;
   }
 
+  // What the tiles no operator reads yet will cost their readers: every
+  // emitted body has no dead value (tryComplete, tryClose), so each such
+  // tile is read by an operator still to come, and each operator that
+  // withOperators counts reads its operands' block elements from shared
+  // memory at least once. Left out: a tile an accumulator may read
+  // directly (a variant tile without the loop's label: Accum and its
+  // weighted form are not counted as shared traffic) and, in the last
+  // kernel, a tile that may itself be saved as an output.
+  double unreadTileElements(const FloorPoint& p) {
+    double n = 0;
+    for (size_t i = 0; i < ops_.size(); ++i) {
+      if (ops_[i].kind != ir::OpKind::Tile) continue;
+      const BVal& v = vals_[i];
+      if (v.uses > 0 || v.hidden) continue;
+      if (cfg_.loop != kUnit && v.variant &&
+          std::find(v.labels.begin(), v.labels.end(), cfg_.loop) == v.labels.end())
+        continue;
+      if (final_ && std::any_of(ctx_.targets.begin(), ctx_.targets.end(),
+                                [&](ExprId t) { return ctx_.exprs.equalUpToScale(v.expr, t); }))
+        continue;
+      n += blockElements(v, p);
+    }
+    return n;
+  }
+
   // The floor at extent choice p with the operators of this body added, as
   // the cost model counts them (backend kernelWork): per block, FLOPs and
   // shared-memory traffic, `forloop` times in the loop, once after it.
@@ -365,6 +390,7 @@ class BodySearch {
       f.blockSmemBytes += (in + out) * bytes * times;
       f.smemPerBlock += static_cast<int64_t>(out * bytes);
     }
+    f.blockSmemBytes += unreadTileElements(p) * bytes;
     return ctx_.kernelFloor(f);
   }
 
@@ -715,6 +741,7 @@ class BodySearch {
     int disc = ctx_.preferred(v.expr) ? 0 : 1;
     if (disc > discLeft_) {
       ++ctx_.stats.deferred;
+      ++ctx_.deferredEver;
       return;
     }
     push(op, std::move(v));
@@ -881,6 +908,7 @@ class BodySearch {
     int disc = (second || op.kind == ir::OpKind::Tile || ctx_.preferred(found->expr)) ? 0 : 1;
     if (disc > discLeft_) {
       ++ctx_.stats.deferred;
+      ++ctx_.deferredEver;
       return;
     }
     BVal v = *found;

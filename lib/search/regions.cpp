@@ -53,7 +53,7 @@ void addStats(Stats& to, const Stats& s) {
   to.complete = to.complete && s.complete;
   // The least conclusive way any region's search ended.
   auto rank = [](const std::string& e) {
-    return e == "exhausted" ? 0 : e == "bound" ? 1 : e == "cancelled" ? 2 : e == "time_limit" ? 3 : -1;
+    return e == "exhausted" ? 0 : e == "bound" ? 1 : e == "time_limit" ? 2 : e == "cancelled" ? 3 : -1;
   };
   if (rank(s.endedBy) > rank(to.endedBy)) to.endedBy = s.endedBy;
   if (to.firstRejection.empty()) to.firstRejection = s.firstRejection;

@@ -293,8 +293,25 @@ class Engine {
         ++total_.itemsPrunedByBound;
         continue;
       }
+      // A pass of this configuration that refused no move for its
+      // discrepancy budget was the whole space of the configuration: every
+      // later pass would visit the same states (the budget left at each is
+      // one more, which no test then reaches) and, with a best at least as
+      // good, emit a subset of the same plans. Skip them.
+      const std::pair<int, int> key{it.kernels, it.config};
+      {
+        std::lock_guard lock(mu_);
+        auto s = saturated_.find(key);
+        if (s != saturated_.end() && s->second < it.depth) continue;
+      }
       ctx.planKernels = std::min(it.kernels, kMaxBoundKernels);
+      const int64_t deferredBefore = ctx.deferredEver;
       searchPlans(ctx, it.kernels, it.depth, it.config);
+      if (ctx.deferredEver == deferredBefore && !stopNow()) {
+        std::lock_guard lock(mu_);
+        auto [s, inserted] = saturated_.emplace(key, it.depth);
+        if (!inserted) s->second = std::min(s->second, it.depth);
+      }
       while (!stopNow() && verifyOne()) {
       }
     }
@@ -519,6 +536,9 @@ class Engine {
   std::array<std::atomic<double>, kMaxBoundKernels + 1> bestAtMost_;
   double ioBytes_ = 0;  // inputs the outputs need, read once, and outputs, written once
   std::vector<Item> items_;
+  // (kernels, first configuration) -> the lowest pass of it that refused
+  // no move for its discrepancy budget; guarded by mu_.
+  std::map<std::pair<int, int>, int> saturated_;
   std::atomic<int> nextItem_{0};
   std::atomic<bool> stopFlag_{false};
   std::atomic<bool> timedOut_{false};

@@ -193,6 +193,10 @@ struct Context {
   bool bruteForce = false;
   std::vector<int8_t> pruneMemo;  // per ExprId: -1 unknown, 0 kept, 1 pruned
   Stats stats;
+  // Moves refused for the discrepancy budget, never reset (stats.deferred
+  // is flushed): a work item that refused none explored the same space as
+  // every later pass of its configuration would (search.cpp, saturated_).
+  int64_t deferredEver = 0;
   std::function<bool()> stopped;
   std::function<void(const Plan&)> emit;  // a complete plan (representative extents)
 

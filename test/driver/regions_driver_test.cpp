@@ -58,6 +58,11 @@ TEST_CASE("a program above the threshold is searched by regions, and its regions
   CHECK(j["candidates"][1]["origin"] == "regions: 5 stitched");
   std::string how = g["verification"];
   CHECK((how == "verified whole" || how.rfind("proven region by region", 0) == 0));
+  // cli.md's three endings only, also when a region was cut by the driver's
+  // quiet rule (reported as "time_limit", the run then incomplete).
+  std::string ended = j["search"]["ended_by"];
+  CHECK((ended == "exhausted" || ended == "bound" || ended == "time_limit"));
+  CHECK(j["search"]["complete"] == (ended != "time_limit"));
   std::printf("regions: first run %.2f s (%s), ", first.seconds, how.c_str());
 
   auto second = test::runDriver(o);

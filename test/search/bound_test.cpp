@@ -101,6 +101,11 @@ TEST_CASE("branch and bound returns the same best as the exhaustive search", "[s
       "graph r { X = input f16[4, 256]\n W = input f16[256, 64]\n Y = matmul(rms_norm(X), W)\n output Y }",
       "graph m { X = input f16[8, 64]\n W1 = input f16[64, 128]\n W2 = input f16[64, 128]\n"
       " O = mul(silu(matmul(X, W1)), matmul(X, W2))\n output O }",
+      // Element-wise work on few blocks, as NTrans: the bound of a state
+      // counts the tiles no operator reads yet (their readers' shared
+      // traffic), so pruning may come before the body has its operators.
+      "graph n { H = input f16[2, 64]\n X = input f16[2, 64]\n a = input f16[2, 64]\n"
+      " O = add(X, mul(a, H))\n output O }",
   };
   for (const char* text : programs) {
     std::optional<ir::Graph> g = parse::parseString(text, "test.mg", std::cerr);
