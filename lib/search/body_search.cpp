@@ -963,6 +963,9 @@ class BodySearch {
         op.scalar = Rational(c.first, c.second);
         const BVal* r = makeCached(op);
         if (!r || !ctx_.programValues.count(r->expr)) continue;
+        // A fix makes the same move (tryFixes): exploring it twice would
+        // search the same subtree twice.
+        if (std::find(ctx_.fixArgs.begin(), ctx_.fixArgs.end(), r->expr) != ctx_.fixArgs.end()) continue;
         tryMove(op, depthLeft);
       }
       if (ctx_.transposeTiles && ops_[static_cast<size_t>(i)].kind == ir::OpKind::Tile && a.shape.size() >= 2) {
