@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "mirage/codegen/lower.h"
+#include "mirage/ir/layout.h"
 
 namespace mirage::backend {
 
@@ -46,6 +47,7 @@ double flopsPerElement(OpKind k) {
     case OpKind::Scan: return 1;   // the running max: one compare per element
     case OpKind::Matmul: return 0;  // tensor-core work, counted by opWork
     case OpKind::Transpose:         // moves only
+    MIRAGE_CASES_PROGRAM_LAYOUT     // moves only (views or copy kernels)
     MIRAGE_CASES_LEAF
     case OpKind::Kernel:
     case OpKind::Tile:
@@ -117,6 +119,24 @@ struct LaunchWork {
 };
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// A copy kernel (slice, concat): each result element read once from its
+// operand and written once; no arithmetic.
+LaunchWork copyWork(const Graph& g, const Op& op) {
+  LaunchWork w;
+  w.label = std::string(ir::opName(op.kind)) + " (copy)";
+  codegen::CopyLaunch launch = codegen::copyKernelLaunch(g, op);
+  w.blocks = launch.blocks;
+  w.threads = launch.threads;
+  const double outElems = static_cast<double>(ir::numElements(g.value(op.results[0]).shape));
+  // The bytes read: the result's elements, at the operands' storage width
+  // (a slice reads only what it keeps).
+  double perElement = 0;
+  for (ir::ValueId in : op.inputs) perElement = std::max<double>(perElement, ir::dtypeBytes(ir::storageDType(g, in)));
+  w.dramBytes = outElems * (perElement + ir::dtypeBytes(g.dtype));
+  w.blockLoadBytes = w.dramBytes / static_cast<double>(w.blocks);
+  return w;
+}
 
 // A pre-defined operator, costed as the one kernel the code generator
 // lowers it to: the grid, for-loop and tiles come from codegen's lowering
@@ -378,7 +398,10 @@ CostEstimate estimateCost(const ir::Graph& program, const ArchSpec& arch,
     if (op.kind == OpKind::Input || op.kind == OpKind::Const) continue;
     if (op.kind == OpKind::Kernel && !op.body) continue;  // not a legal graph; nothing to run
     LaunchWork w;
-    if (op.kind == OpKind::Kernel) {
+    if (ir::isLayoutOp(op.kind)) {
+      if (codegen::isViewOp(program, op)) continue;  // a view: no launch, no bytes
+      w = copyWork(program, op);
+    } else if (op.kind == OpKind::Kernel) {
       w = kernelWork(program, op, arch, options.defaultThreads);
     } else {
       codegen::OperatorLaunch launch;

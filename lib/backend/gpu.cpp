@@ -327,8 +327,8 @@ bool Gpu::allocateBuffers(const LaunchPlan& plan, Prepared* p, std::string* erro
   if (!allocate(plan.workspaceBytes, &p->workspace)) return false;
   auto address = [&](const PlanArg& a) -> CUdeviceptr {
     switch (a.kind) {
-      case PlanArg::Kind::Input: return p->inputs[static_cast<size_t>(a.index)]->ptr;
-      case PlanArg::Kind::Output: return p->outputs[static_cast<size_t>(a.index)]->ptr;
+      case PlanArg::Kind::Input: return p->inputs[static_cast<size_t>(a.index)]->ptr + static_cast<CUdeviceptr>(a.offset);
+      case PlanArg::Kind::Output: return p->outputs[static_cast<size_t>(a.index)]->ptr + static_cast<CUdeviceptr>(a.offset);
       case PlanArg::Kind::Workspace: return p->workspace->ptr + static_cast<CUdeviceptr>(a.offset);
     }
     return 0;

@@ -54,14 +54,16 @@ bool parseTriple(std::string_view s, std::array<uint32_t, 3>* out) {
 }
 
 bool parseArg(std::string_view s, PlanArg* arg) {
-  if (s.starts_with("in")) {
-    arg->kind = PlanArg::Kind::Input;
-    return parseNumber(s.substr(2), &arg->index);
-  }
-  if (s.starts_with("out")) {
-    arg->kind = PlanArg::Kind::Output;
-    return parseNumber(s.substr(3), &arg->index);
-  }
+  // inN / outN, optionally +BYTES (a view into the buffer: a slice).
+  auto buffer = [&](std::string_view rest, PlanArg::Kind kind) {
+    arg->kind = kind;
+    size_t plus = rest.find('+');
+    if (plus == std::string_view::npos) return parseNumber(rest, &arg->index);
+    return parseNumber(rest.substr(0, plus), &arg->index) && parseNumber(rest.substr(plus + 1), &arg->offset) &&
+           arg->offset >= 0;
+  };
+  if (s.starts_with("in")) return buffer(s.substr(2), PlanArg::Kind::Input);
+  if (s.starts_with("out")) return buffer(s.substr(3), PlanArg::Kind::Output);
   if (s.starts_with("ws+")) {
     arg->kind = PlanArg::Kind::Workspace;
     return parseNumber(s.substr(3), &arg->offset) && arg->offset >= 0;
@@ -119,8 +121,9 @@ std::string parseLaunch(const std::vector<std::string_view>& w, PlanLaunch* laun
 
 std::string argText(const PlanArg& a) {
   switch (a.kind) {
-    case PlanArg::Kind::Input: return fmt::format("in{}", a.index);
-    case PlanArg::Kind::Output: return fmt::format("out{}", a.index);
+    case PlanArg::Kind::Input: return a.offset ? fmt::format("in{}+{}", a.index, a.offset) : fmt::format("in{}", a.index);
+    case PlanArg::Kind::Output:
+      return a.offset ? fmt::format("out{}+{}", a.index, a.offset) : fmt::format("out{}", a.index);
     case PlanArg::Kind::Workspace: return fmt::format("ws+{}", a.offset);
   }
   return "?";

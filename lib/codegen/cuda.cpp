@@ -7,9 +7,11 @@
 
 #include <sstream>
 
+#include "copy_kernel.h"
 #include "device_helpers.h"
 #include "kernel_emitter.h"
 #include "mirage/codegen/lower.h"
+#include "mirage/ir/layout.h"
 #include "mirage/ir/printer.h"
 
 #ifndef MIRAGE_VERSION
@@ -73,7 +75,11 @@ Result generateCuda(const ir::Graph& program, const Options& options) {
     ir::ValueId v = lowered.outputs[j];
     pointers += fmt::format("  {0}* out{1} = static_cast<{0}*>(outputs[{1}]);  // {2}\n", type, j,
                             tensorLine(lowered, v));
-    bool fromKernel = lowered.producer(v).kind == ir::OpKind::Kernel;
+    // Kernels and copy kernels write their result; a view (reshape) is
+    // another name for its operand's buffer and is copied like an input.
+    const ir::Op& producer = lowered.producer(v);
+    bool fromKernel = producer.kind == ir::OpKind::Kernel ||
+                      (ir::isLayoutOp(producer.kind) && !isViewOp(lowered, producer));
     if (fromKernel && !inPlace[static_cast<size_t>(v)]) {
       inPlace[static_cast<size_t>(v)] = true;
       var[static_cast<size_t>(v)] = fmt::format("out{}", j);
@@ -92,27 +98,89 @@ Result generateCuda(const ir::Graph& program, const Options& options) {
   std::string kernels, launches;
   std::vector<std::string> tmaLaunches;  // "launch N (S stages)" of kernels on the Hopper path
   int index = 0;
+  // A workspace slot for result r unless it already has a home (an output).
+  auto place = [&](ir::ValueId r) {
+    if (!var[static_cast<size_t>(r)].empty()) return;
+    var[static_cast<size_t>(r)] = fmt::format("ws{}", r);
+    planArg[static_cast<size_t>(r)] = fmt::format("ws+{}", workspace);
+    ir::DType stored = ir::storageDType(lowered, r);
+    pointers += fmt::format("  {0}* ws{1} = reinterpret_cast<{0}*>(static_cast<unsigned char*>(workspace) + {2});  // {3}\n",
+                            elementTypeName(stored), r, workspace, tensorLine(lowered, r));
+    workspace += (ir::numElements(lowered.value(r).shape) * ir::dtypeBytes(stored) + kWorkspaceAlign - 1) /
+                 kWorkspaceAlign * kWorkspaceAlign;
+  };
+  // Per value that is a slice read in place: its strides (its operand's,
+  // row-major), for the kernels that tile it.
+  std::vector<std::vector<int64_t>> viewStrides(lowered.values.size());
   for (const ir::Op& op : lowered.ops) {
+    if (ir::isLayoutOp(op.kind) && isViewOp(lowered, op)) {
+      ir::ValueId r = op.results[0], in = op.inputs[0];
+      if (op.kind == ir::OpKind::Reshape) {
+        // reshape of a dense row-major tensor: the same buffer, no launch.
+        var[static_cast<size_t>(r)] = var[static_cast<size_t>(in)];
+        planArg[static_cast<size_t>(r)] = planArg[static_cast<size_t>(in)];
+        continue;
+      }
+      // slice: the operand's buffer from the first element kept, with the
+      // operand's strides; no launch.
+      const ir::Shape& full = lowered.value(in).shape;
+      std::vector<int64_t> strides(full.size(), 1);
+      for (size_t d = full.size() - 1; d-- > 0;) strides[d] = strides[d + 1] * full[d + 1];
+      int64_t offset = op.start * strides[static_cast<size_t>(op.dim)];
+      int64_t bytes = offset * ir::dtypeBytes(program.dtype);
+      var[static_cast<size_t>(r)] = fmt::format("({} + {})", var[static_cast<size_t>(in)], offset);
+      const std::string& base = planArg[static_cast<size_t>(in)];
+      if (base.rfind("ws+", 0) == 0)
+        planArg[static_cast<size_t>(r)] = fmt::format("ws+{}", std::stoll(base.substr(3)) + bytes);
+      else
+        planArg[static_cast<size_t>(r)] = bytes ? fmt::format("{}+{}", base, bytes) : base;
+      viewStrides[static_cast<size_t>(r)] = std::move(strides);
+      continue;
+    }
+    if (ir::isLayoutOp(op.kind)) {
+      std::string fname = fmt::format("{}_k{}", res.entryName, index);
+      std::vector<ir::DType> inTypes;
+      for (ir::ValueId in : op.inputs) inTypes.push_back(ir::storageDType(lowered, in));
+      CopyKernelCode cc = emitCopyKernel(lowered, op, fname, inTypes, program.dtype);
+      place(op.results[0]);
+      kernels += fmt::format("\n// launch {}: {} = {}(...), a copy kernel\n", index,
+                             lowered.value(op.results[0]).name.empty()
+                                 ? fmt::format("(value {})", op.results[0])
+                                 : lowered.value(op.results[0]).name,
+                             ir::opName(op.kind)) +
+                 cc.source;
+      std::vector<std::string> args;
+      for (ir::ValueId in : op.inputs) args.push_back("@" + std::to_string(in) + "@");
+      args.push_back("@" + std::to_string(op.results[0]) + "@");
+      launches += fmt::format(
+          "  // launch {}\n  MG_LAUNCH({}, dim3({}), dim3({}), 0, stream, {});\n"
+          "  err = cudaGetLastError();\n  if (err != cudaSuccess) return static_cast<int>(err);\n",
+          index, fname, cc.grid, cc.threads, fmt::join(args, ", "));
+      planLaunches += fmt::format("// mirage-plan launch {} grid={},1,1 block={},1,1 smem=0 args={}\n", fname, cc.grid,
+                                  cc.threads, fmt::join(args, ","));
+      KernelSummary ks;
+      ks.function = fname;
+      ks.grid[0] = cc.grid;
+      ks.threads = cc.threads;
+      res.kernels.push_back(ks);
+      ++index;
+      continue;
+    }
     if (op.kind != ir::OpKind::Kernel) continue;
     std::string fname = fmt::format("{}_k{}", res.entryName, index);
     // Arguments that are results saved with dtype=f32 are float.
     std::vector<bool> argF32;
-    for (ir::ValueId in : op.inputs) argF32.push_back(ir::storageDType(lowered, in) == ir::DType::F32);
-    KernelCode kc = emitKernel(op, program.dtype, fname, eo, argF32);
+    std::vector<std::vector<int64_t>> argStrides;
+    for (ir::ValueId in : op.inputs) {
+      argF32.push_back(ir::storageDType(lowered, in) == ir::DType::F32);
+      argStrides.push_back(viewStrides[static_cast<size_t>(in)]);
+    }
+    KernelCode kc = emitKernel(op, program.dtype, fname, eo, argF32, argStrides);
     if (!kc.error.empty()) {
       res.error = fmt::format("kernel {}: {}", index, kc.error);
       return res;
     }
-    for (ir::ValueId r : op.results) {
-      if (!var[static_cast<size_t>(r)].empty()) continue;
-      var[static_cast<size_t>(r)] = fmt::format("ws{}", r);
-      planArg[static_cast<size_t>(r)] = fmt::format("ws+{}", workspace);
-      ir::DType stored = ir::storageDType(lowered, r);
-      pointers += fmt::format("  {0}* ws{1} = reinterpret_cast<{0}*>(static_cast<unsigned char*>(workspace) + {2});  // {3}\n",
-                              elementTypeName(stored), r, workspace, tensorLine(lowered, r));
-      workspace += (ir::numElements(lowered.value(r).shape) * ir::dtypeBytes(stored) + kWorkspaceAlign - 1) /
-                   kWorkspaceAlign * kWorkspaceAlign;
-    }
+    for (ir::ValueId r : op.results) place(r);
     // The μGraph node this launch implements, as .mg text.
     ir::Graph one;
     one.name = fmt::format("launch{}", index);

@@ -104,8 +104,10 @@ std::string gridIndex(int g) { return std::string("blockIdx.") + "xyz"[g]; }
 
 class Emitter {
  public:
-  Emitter(const ir::Op& kernel, ir::DType dtype, const EmitOptions& options, const std::vector<bool>& argF32)
-      : kernel_(kernel), body_(*kernel.body), cfg_(kernel.config), dtype_(dtype), opt_(options), argF32_(argF32) {}
+  Emitter(const ir::Op& kernel, ir::DType dtype, const EmitOptions& options, const std::vector<bool>& argF32,
+          const std::vector<std::vector<int64_t>>& argStrides)
+      : kernel_(kernel), body_(*kernel.body), cfg_(kernel.config), dtype_(dtype), opt_(options), argF32_(argF32),
+        argStrides_(argStrides) {}
 
   KernelCode run(const std::string& name) {
     KernelCode code;
@@ -180,6 +182,15 @@ class Emitter {
   ir::DType dtype_;
   EmitOptions opt_;
   std::vector<bool> argF32_;  // per kernel argument: stored in f32 (a dtype=f32 result)
+  std::vector<std::vector<int64_t>> argStrides_;  // per kernel argument: strides of a strided view, or empty
+
+  // The strides of a view argument (a slice of a larger tensor); null for a
+  // dense row-major one.
+  const std::vector<int64_t>* viewStrides(ValueId bodyInput) const {
+    for (size_t i = 0; i < body_.inputs.size(); ++i)
+      if (body_.inputs[i] == bodyInput) return i < argStrides_.size() && !argStrides_[i].empty() ? &argStrides_[i] : nullptr;
+    return nullptr;
+  }
   int threads_ = 128;
   int warps_ = 0;
   std::vector<ValueInfo> info_;
@@ -345,6 +356,7 @@ class Emitter {
           }
           break;
         case OpKind::Save:
+        MIRAGE_CASES_PROGRAM_LAYOUT
         MIRAGE_CASES_PROGRAM
         MIRAGE_CASES_SHORTHAND break;  // no value (save), or never in a body
       }
@@ -471,6 +483,7 @@ class Emitter {
       MIRAGE_CASES_BINARY
       MIRAGE_CASES_UNARY
       MIRAGE_CASES_LAYOUT return info(op.results[0]).home == Home::Shared;
+      MIRAGE_CASES_PROGRAM_LAYOUT
       MIRAGE_CASES_PROGRAM
       MIRAGE_CASES_SHORTHAND return false;  // never in a body
     }
@@ -535,6 +548,7 @@ class Emitter {
     int64_t vec = 16 / ir::dtypeBytes(dtype_);
     int64_t pitch = t.size() >= 2 ? vi.strides[t.size() - 2] : t.back();
     if (f32Tile(tileOp)) return false;  // (rare and small: per-split maxima)
+    if (viewStrides(tileOp.inputs[0])) return false;  // a strided view: rows need not be aligned vectors
     return opt_.fastPaths && t.back() % vec == 0 && full.back() % vec == 0 && (t.size() < 2 || pitch % vec == 0);
   }
 
@@ -747,6 +761,7 @@ class Emitter {
       MIRAGE_CASES_CONTRACTION
       MIRAGE_CASES_REDUCTION
       MIRAGE_CASES_LAYOUT  // transpose: above
+      MIRAGE_CASES_PROGRAM_LAYOUT
       MIRAGE_CASES_PROGRAM
       MIRAGE_CASES_BODY
       MIRAGE_CASES_SHORTHAND break;
@@ -849,10 +864,12 @@ class Emitter {
       }
       return gc;
     };
+    const std::vector<int64_t>* view = viewStrides(op.inputs[0]);
     auto globalOffset = [&](const std::vector<std::string>& gc) {
       std::vector<std::string> terms;
       int64_t stride = 1;
       for (int d = static_cast<int>(r) - 1; d >= 0; --d) {
+        if (view) stride = (*view)[static_cast<size_t>(d)];
         if (gc[static_cast<size_t>(d)] != "0")
           terms.push_back(stride == 1 ? fmt::format("({})", gc[static_cast<size_t>(d)])
                                       : fmt::format("({}) * {}LL", gc[static_cast<size_t>(d)], stride));
@@ -1303,6 +1320,7 @@ class Emitter {
       MIRAGE_CASES_UNARY
       MIRAGE_CASES_LAYOUT return emitPointwise(op);
       MIRAGE_CASES_LEAF
+      MIRAGE_CASES_PROGRAM_LAYOUT
       MIRAGE_CASES_PROGRAM
       MIRAGE_CASES_SHORTHAND break;
     }
@@ -1514,8 +1532,9 @@ int64_t sharedMemoryLimit(int smArch) {
 }
 
 KernelCode emitKernel(const ir::Op& kernel, ir::DType dtype, const std::string& functionName,
-                      const EmitOptions& options, const std::vector<bool>& argF32) {
-  return Emitter(kernel, dtype, options, argF32).run(functionName);
+                      const EmitOptions& options, const std::vector<bool>& argF32,
+                      const std::vector<std::vector<int64_t>>& argStrides) {
+  return Emitter(kernel, dtype, options, argF32, argStrides).run(functionName);
 }
 
 }  // namespace mirage::codegen

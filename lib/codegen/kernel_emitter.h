@@ -39,7 +39,11 @@ int64_t sharedMemoryLimit(int smArch);
 
 // `kernel` is a Kernel op of a program whose dtype is `dtype`; argF32[i]:
 // its argument i is stored in f32 (a kernel result saved with dtype=f32).
+// `argStrides`: per kernel argument, its element strides when it is a view
+// that is not dense row-major (a slice of a larger tensor, cuda.cpp); empty
+// (or an empty entry) for a dense argument.
 KernelCode emitKernel(const ir::Op& kernel, ir::DType dtype, const std::string& functionName,
-                      const EmitOptions& options, const std::vector<bool>& argF32 = {});
+                      const EmitOptions& options, const std::vector<bool>& argF32 = {},
+                      const std::vector<std::vector<int64_t>>& argStrides = {});
 
 }  // namespace mirage::codegen

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "mirage/ir/check.h"
+#include "mirage/ir/layout.h"
 #include "mirage/ir/printer.h"
 
 namespace mirage::codegen {
@@ -311,6 +312,7 @@ std::string lowerPredefined(const Graph& src, const Op& op, const std::vector<Va
     MIRAGE_CASES_UNARY
     MIRAGE_CASES_LAYOUT return lowerPointwise(src, op, map, out, result);
     MIRAGE_CASES_LEAF
+    MIRAGE_CASES_PROGRAM_LAYOUT
     MIRAGE_CASES_PROGRAM
     MIRAGE_CASES_BODY
     MIRAGE_CASES_SHORTHAND break;
@@ -349,6 +351,14 @@ std::string lowerToKernels(const ir::Graph& program, ir::Graph& out) {
         for (size_t i = 0; i < results.size(); ++i) map[static_cast<size_t>(op.results[i])] = results[i];
         break;
       }
+      MIRAGE_CASES_PROGRAM_LAYOUT {
+        // Kept at program level: a reshape is a view of its operand's
+        // buffer, slice and concat are copy kernels (cuda.cpp).
+        Op copy = op;
+        for (ValueId& in : copy.inputs) in = map[static_cast<size_t>(in)];
+        error = ir::addOp(out, std::move(copy), nullptr, &v, program.value(op.results[0]).name);
+        break;
+      }
       MIRAGE_CASES_PREDEFINED
       MIRAGE_CASES_BODY
       MIRAGE_CASES_SHORTHAND error = lowerPredefined(program, op, map, out, &v); break;
@@ -363,6 +373,8 @@ std::string lowerToKernels(const ir::Graph& program, ir::Graph& out) {
 std::string lowerOperatorLaunch(const ir::Graph& program, const ir::Op& op, OperatorLaunch& launch) {
   if (op.kind == OpKind::Input || op.kind == OpKind::Const || op.kind == OpKind::Kernel)
     return fmt::format("'{}' is not a pre-defined operator", ir::opName(op.kind));
+  if (ir::isLayoutOp(op.kind))
+    return fmt::format("'{}' is a view or a copy, not a kernel of the lowering", ir::opName(op.kind));
   // The operator alone: its tensor operands become inputs of a program that
   // holds nothing else, so the lowering sees the same shapes as in `program`.
   Graph out;

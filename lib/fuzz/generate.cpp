@@ -56,6 +56,7 @@ OpClass classifyKind(OpKind k) {
     case ir::OpCategory::Leaf:
     case ir::OpCategory::ProgramLevel:  // the search's output, never in an input program
     case ir::OpCategory::BodyLevel:     // block level only
+    case ir::OpCategory::ProgramLayout:  // reshape/concat/slice: not fuzzed yet
     case ir::OpCategory::Shorthand: return OpClass::NotDrawn;  // drawn expanded (rmsNorm, softmax)
     case ir::OpCategory::Contraction: return OpClass::Matmul;
     case ir::OpCategory::ElementwiseBinary: return OpClass::Binary;

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -123,13 +124,13 @@ void accumulateRescaled(Tensor& acc, const Tensor& x, const Tensor& mPrev, const
 }
 
 Tensor applyWithOperands(const ir::Op& op, const std::vector<Tensor>& vals) {
-  const Tensor* operands[2] = {nullptr, nullptr};
-  if (op.inputs.size() > 2) internalError("operator with more than two operands");
+  // concat takes any number of operands; every other operator one or two.
+  std::vector<const Tensor*> operands(std::max<size_t>(2, op.inputs.size()), nullptr);
   for (size_t i = 0; i < op.inputs.size(); ++i) {
     operands[i] = &vals[at(op.inputs[i])];
     if (operands[i]->data.empty()) internalError("operand used before it is computed");
   }
-  return detail::applyOp(op, operands);
+  return detail::applyOp(op, operands.data());
 }
 
 // An operator inside a kernel body: values are f32, except that a matmul's
@@ -214,6 +215,7 @@ std::vector<Tensor> evaluateKernel(const ir::Op& kernel, const std::vector<const
               case OpKind::Save: internalError("save of a value computed in the for-loop");
               MIRAGE_CASES_PREDEFINED vals[at(op->results[0])] = applyInBody(*op, vals, dtype); break;
               MIRAGE_CASES_LEAF
+              MIRAGE_CASES_PROGRAM_LAYOUT
               MIRAGE_CASES_PROGRAM
               MIRAGE_CASES_SHORTHAND internalError(fmt::format("'{}' in a kernel body's loop", ir::opName(op->kind)));
             }
@@ -283,6 +285,7 @@ std::vector<Tensor> evaluate(const ir::Graph& g, const std::vector<Tensor>& inpu
       case OpKind::Scan:
       case OpKind::Save: internalError("block-level operator at program level");
       MIRAGE_CASES_SHORTHAND internalError("unexpanded shorthand (ir::expandShorthands runs after parsing)");
+      MIRAGE_CASES_PROGRAM_LAYOUT
       MIRAGE_CASES_PREDEFINED {
         Tensor t = applyWithOperands(op, vals);
         // A program-level operator's result is a stored tensor.

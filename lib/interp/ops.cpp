@@ -10,6 +10,7 @@
 #include <string>
 
 #include "mirage/ir/check.h"
+#include "mirage/ir/layout.h"
 
 namespace mirage::interp::detail {
 namespace {
@@ -113,6 +114,7 @@ Tensor unaryOp(OpKind kind, const Tensor& a) {
     MIRAGE_CASES_BINARY
     MIRAGE_CASES_REDUCTION
     MIRAGE_CASES_LAYOUT
+    MIRAGE_CASES_PROGRAM_LAYOUT
     MIRAGE_CASES_PROGRAM
     MIRAGE_CASES_BODY
     MIRAGE_CASES_SHORTHAND break;
@@ -136,6 +138,7 @@ Tensor binaryOp(OpKind kind, const Tensor& a, const Tensor& b) {
     MIRAGE_CASES_UNARY
     MIRAGE_CASES_REDUCTION
     MIRAGE_CASES_LAYOUT
+    MIRAGE_CASES_PROGRAM_LAYOUT
     MIRAGE_CASES_PROGRAM
     MIRAGE_CASES_BODY
     MIRAGE_CASES_SHORTHAND break;
@@ -252,6 +255,21 @@ Tensor transpose(const Tensor& a, int dim0, int dim1) {
   return out;
 }
 
+Tensor layout(const ir::Op& op, const Tensor* const* x) {
+  std::vector<Shape> shapes;
+  std::vector<const float*> data;
+  for (size_t i = 0; i < op.inputs.size(); ++i) {
+    shapes.push_back(x[i]->shape);
+    data.push_back(x[i]->data.data());
+  }
+  ir::Op attrs = op;  // inferLayoutShape normalizes in place
+  Shape outShape;
+  if (std::string e = ir::inferLayoutShape(attrs, shapes, outShape); !e.empty()) internalError(e);
+  Tensor out(outShape);
+  ir::applyLayout(ir::LayoutMap(attrs, shapes, outShape), data, out.data.data());
+  return out;
+}
+
 Tensor applyOp(const ir::Op& op, const Tensor* const* x) {
   switch (op.kind) {
     MIRAGE_CASES_UNARY return unaryOp(op.kind, *x[0]);
@@ -259,6 +277,7 @@ Tensor applyOp(const ir::Op& op, const Tensor* const* x) {
     MIRAGE_CASES_REDUCTION return reduce(op.kind, *x[0], op.dim, op.size);
     case OpKind::Matmul: return matmul(*x[0], *x[1]);
     case OpKind::Transpose: return transpose(*x[0], op.dim, op.dim1);
+    MIRAGE_CASES_PROGRAM_LAYOUT return layout(op, x);
     MIRAGE_CASES_LEAF
     MIRAGE_CASES_PROGRAM
     MIRAGE_CASES_BODY

@@ -19,6 +19,9 @@ Tensor matmul(const Tensor& a, const Tensor& b);
 // (size > 1 only for reduce_sum: out[..c..] = sum_j A[..c + size*j..]).
 Tensor reduce(ir::OpKind kind, const Tensor& a, int dim, int64_t size);
 Tensor transpose(const Tensor& a, int dim0, int dim1);
+// reshape, concat, slice: `op.inputs.size()` operands; elements are moved,
+// never changed (ir/layout.h).
+Tensor layout(const ir::Op& op, const Tensor* const* operands);
 
 // Dispatches a pre-defined operator (not input, const, kernel, tile, accum,
 // save) on its operands.

@@ -16,6 +16,7 @@
 
 #include "mirage/interp/interpreter.h"
 #include "mirage/ir/check.h"
+#include "mirage/ir/layout.h"
 
 namespace mirage::interp {
 namespace {
@@ -96,6 +97,7 @@ Tensor64 unary(OpKind kind, const Tensor64& a) {
     MIRAGE_CASES_BINARY
     MIRAGE_CASES_REDUCTION
     MIRAGE_CASES_LAYOUT
+    MIRAGE_CASES_PROGRAM_LAYOUT
     MIRAGE_CASES_PROGRAM
     MIRAGE_CASES_BODY
     MIRAGE_CASES_SHORTHAND break;
@@ -118,6 +120,7 @@ Tensor64 binary(OpKind kind, const Tensor64& a, const Tensor64& b) {
     MIRAGE_CASES_UNARY
     MIRAGE_CASES_REDUCTION
     MIRAGE_CASES_LAYOUT
+    MIRAGE_CASES_PROGRAM_LAYOUT
     MIRAGE_CASES_PROGRAM
     MIRAGE_CASES_BODY
     MIRAGE_CASES_SHORTHAND break;
@@ -243,6 +246,20 @@ std::vector<Tensor64> evaluate64(const ir::Graph& g, const std::vector<Tensor>& 
       MIRAGE_CASES_UNARY result = unary(op.kind, operand(0)); break;
       MIRAGE_CASES_REDUCTION result = reduce(op.kind, operand(0), op.dim, op.size); break;
       case OpKind::Transpose: result = transpose(operand(0), op.dim, op.dim1); break;
+      case OpKind::Reshape:
+      case OpKind::Concat:
+      case OpKind::Slice: {
+        std::vector<ir::Shape> shapes;
+        std::vector<const double*> data;
+        for (size_t k = 0; k < op.inputs.size(); ++k) {
+          shapes.push_back(operand(k).shape);
+          data.push_back(operand(k).data.data());
+        }
+        const ir::Shape& outShape = g.value(op.results[0]).shape;
+        result = Tensor64(outShape);
+        ir::applyLayout(ir::LayoutMap(op, shapes, outShape), data, result.data.data());
+        break;
+      }
       case OpKind::Kernel:
         throw EvalError(fmt::format("program '{}' has a custom kernel: the float64 reference evaluates programs of "
                                     "pre-defined operators only",

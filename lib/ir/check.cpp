@@ -1,6 +1,8 @@
 // Shape inference and legality rules (../shared/spec/mg-language.md).
 #include "mirage/ir/check.h"
 
+#include "mirage/ir/layout.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -122,6 +124,9 @@ Error addOp(Graph& g, Op op, const KernelConfig* kernel, ValueId* result, const 
     return fmt::format("internal: addOp cannot add a {}", opName(op.kind));
   if (isBodyOnly(op.kind) && !kernel)
     return fmt::format("'{}' is only allowed inside a kernel body", opName(op.kind));
+  if (isLayoutOp(op.kind) && kernel)
+    return fmt::format("'{}' is a program-level operator and is not allowed inside a kernel body",
+                       opName(op.kind));
   for (ValueId in : op.inputs)
     if (in < 0 || static_cast<size_t>(in) >= g.values.size())
       return "internal: operand is not a value of this graph";
@@ -196,6 +201,14 @@ Error addOp(Graph& g, Op op, const KernelConfig* kernel, ValueId* result, const 
       if (Error e = normalizeInPlace(op.dim, rank, "dim0"); !e.empty()) return e;
       if (Error e = normalizeInPlace(op.dim1, rank, "dim1"); !e.empty()) return e;
       std::swap(out[static_cast<size_t>(op.dim)], out[static_cast<size_t>(op.dim1)]);
+      break;
+    }
+    case OpKind::Reshape:
+    case OpKind::Concat:
+    case OpKind::Slice: {
+      std::vector<Shape> ins;
+      for (size_t i = 0; i < op.inputs.size(); ++i) ins.push_back(shapeOf(i));
+      if (Error e = inferLayoutShape(op, ins, out); !e.empty()) return e;
       break;
     }
     case OpKind::Tile: {
@@ -400,6 +413,7 @@ Error recheck(const Graph& src, const KernelConfig* kernel, Graph& dst) {
         break;
       }
       MIRAGE_CASES_PREDEFINED
+      MIRAGE_CASES_PROGRAM_LAYOUT
       MIRAGE_CASES_BODY
       MIRAGE_CASES_SHORTHAND {
         Op copy = op;

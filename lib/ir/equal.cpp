@@ -79,6 +79,10 @@ class Comparer {
       case OpKind::ReduceMean:
       case OpKind::ReduceMax: return x.dim == y.dim && x.size == y.size;
       case OpKind::Transpose: return x.dim == y.dim && x.dim1 == y.dim1;
+      // Reshape's result shape (compared with the values) is all it says.
+      case OpKind::Reshape: return true;
+      case OpKind::Concat: return x.dim == y.dim;
+      case OpKind::Slice: return x.dim == y.dim && x.start == y.start && x.end == y.end;
       case OpKind::Tile: return x.imap == y.imap && x.fmap == y.fmap;
       case OpKind::Accum: return x.accumOp == y.accumOp;
       case OpKind::Scan: return x.accumOp == y.accumOp;

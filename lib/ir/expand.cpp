@@ -78,6 +78,7 @@ ValueId expandOne(Emitter& em, const Op& op, ValueId a, const std::string& name)
     }
     MIRAGE_CASES_LEAF
     MIRAGE_CASES_PREDEFINED
+    MIRAGE_CASES_PROGRAM_LAYOUT
     MIRAGE_CASES_PROGRAM
     MIRAGE_CASES_BODY break;
   }
@@ -135,6 +136,7 @@ Graph rebuild(const Graph& src, const KernelConfig* kernel) {
         map[static_cast<size_t>(op.results[0])] = expandOne(em, op, mapped(op.inputs[0]), name);
         break;
       MIRAGE_CASES_PREDEFINED
+      MIRAGE_CASES_PROGRAM_LAYOUT
       MIRAGE_CASES_BODY {
         Op copy = op;
         for (ValueId& in : copy.inputs) in = mapped(in);

@@ -73,10 +73,28 @@ int Graph::appendOp(Op op, const std::vector<Shape>& resultShapes,
 
 DType storageDType(const Graph& g, ValueId v) { return g.value(v).keepF32 ? DType::F32 : g.dtype; }
 
+bool isLayoutView(const Graph& g, const Op& op) {
+  if (op.kind != OpKind::Reshape && op.kind != OpKind::Slice) return false;
+  if (g.value(op.inputs[0]).keepF32) return false;
+  if (op.kind == OpKind::Reshape) return true;
+  // A slice is read in place (a strided view) by kernels only: its operand
+  // must be dense (not a slice itself), and no layout op or output copy may
+  // read it.
+  if (g.producer(op.inputs[0]).kind == OpKind::Slice) return false;
+  ValueId r = op.results[0];
+  for (ValueId o : g.outputs)
+    if (o == r) return false;
+  for (const Op& other : g.ops)
+    if (isLayoutOp(other.kind))
+      for (ValueId in : other.inputs)
+        if (in == r) return false;
+  return true;
+}
+
 int countKernels(const Graph& g) {
   int n = 0;
   for (const Op& op : g.ops)
-    if (op.kind != OpKind::Input && op.kind != OpKind::Const) ++n;
+    if (op.kind != OpKind::Input && op.kind != OpKind::Const && !isLayoutView(g, op)) ++n;
   return n;
 }
 

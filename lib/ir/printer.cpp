@@ -131,6 +131,7 @@ class Printer {
           break;
         }
         MIRAGE_CASES_PREDEFINED
+        MIRAGE_CASES_PROGRAM_LAYOUT
         MIRAGE_CASES_SHORTHAND
         case OpKind::Tile:
         case OpKind::Accum:
@@ -147,6 +148,12 @@ class Printer {
               if (op.size != 1) call += fmt::format(", size={}", op.size);
               break;
             case OpKind::Transpose: call += fmt::format(", dim0={}, dim1={}", op.dim, op.dim1); break;
+            // The inferred shape, so that a -1 prints as what it stood for.
+            case OpKind::Reshape:
+              call += fmt::format(", shape={}", shapeToString(g.value(op.results[0]).shape));
+              break;
+            case OpKind::Concat: call += fmt::format(", dim={}", op.dim); break;
+            case OpKind::Slice: call += fmt::format(", dim={}, start={}, end={}", op.dim, op.start, op.end); break;
             case OpKind::Tile:
               if (!emptyMap(op.imap)) call += ", imap=" + mapText(op.imap);
               if (op.fmap >= 0) call += fmt::format(", fmap={}", op.fmap);

@@ -55,8 +55,9 @@ constexpr const char* kGridDimNames[3] = {"x", "y", "z"};
 std::string locText(SourceLoc l) { return fmt::format("{}:{}", l.line, l.col); }
 
 // What an operator accepts: how many positional operands and which keyword
-// arguments. The operand count is the operator table's arity (ir/ops.def);
-// the keywords are syntax, one entry per kind below.
+// arguments. The operand count is the operator table's arity (ir/ops.def),
+// negated for an unbounded one (concat: -2, two or more); the keywords are
+// syntax, one entry per kind below.
 struct OperatorSpec {
   std::string_view name;
   int operands;
@@ -75,6 +76,9 @@ void keywordsOf(OpKind k, OperatorSpec& s) {
     case OpKind::Accum: s.keywords = {"op", "rescale"}; return;  // rescale=m is its second operand
     case OpKind::Scan: s.keywords = s.required = {"op"}; return;
     case OpKind::Save: s.keywords = {"omap", "dtype"}; return;
+    case OpKind::Reshape: s.keywords = s.required = {"shape"}; return;
+    case OpKind::Concat: s.keywords = s.required = {"dim"}; return;
+    case OpKind::Slice: s.keywords = s.required = {"dim", "start", "end"}; return;
     case OpKind::RmsNorm:
     case OpKind::LayerNorm: s.keywords = {"dim", "eps"}; return;
     case OpKind::Softmax: s.keywords = {"dim"}; return;
@@ -92,7 +96,9 @@ const std::vector<OperatorSpec>& operatorSpecs() {
     std::vector<OperatorSpec> v;
     for (OpKind k : ir::allOpKinds()) {
       if (!ir::opKindFromName(ir::opName(k))) continue;  // input, const, kernel
-      OperatorSpec s{ir::opName(k), ir::opInfo(k).minArity, {}, {}};
+      // An unbounded arity (concat) is spelled as its minimum, negated.
+      int maxArity = ir::opInfo(k).maxArity;
+      OperatorSpec s{ir::opName(k), maxArity < 0 ? -ir::opInfo(k).minArity : ir::opInfo(k).minArity, {}, {}};
       if (k == OpKind::Save) s.operands = 2;  // save(t, R): the result is named, not an operand
       keywordsOf(k, s);
       v.push_back(std::move(s));
@@ -112,7 +118,7 @@ const OperatorSpec* findSpec(std::string_view name) {
 // and kernel attributes.
 bool isArgumentKeyword(std::string_view w) {
   for (std::string_view k : {"dim", "size", "dim0", "dim1", "eps", "op", "rescale", "dtype", "imap",
-                             "fmap", "omap", "grid", "forloop", "block"})
+                             "fmap", "omap", "grid", "forloop", "block", "shape", "start", "end"})
     if (w == k) return true;
   return false;
 }
@@ -159,6 +165,8 @@ struct KwArg {
   const Token* name = nullptr;
   const Token* value = nullptr;  // first token of the value
   bool isMap = false;
+  bool isList = false;                // `shape=[2, -1, 64]`
+  std::vector<const Token*> list;     // the list's numbers
   bool bad = false;  // an error was reported while reading it
   std::array<int64_t, 3> map{};       // per grid dim, when mapLocs[g] is valid
   std::array<SourceLoc, 3> mapLocs{};  // where each grid dim is mapped
@@ -898,6 +906,24 @@ class Parser {
       expect(TokenKind::RBrace, "',' or '}' in the map");
       return kw;
     }
+    // Only reshape's shape= takes a list; elsewhere '[' is a syntax error.
+    if (at(TokenKind::LBracket) && kw.name->text == "shape") {
+      kw.isList = true;
+      advance();
+      if (!at(TokenKind::RBracket)) {
+        for (;;) {
+          if (!at(TokenKind::Number)) syntaxError("an extent (an integer, or -1)");
+          kw.list.push_back(&advance());
+          if (at(TokenKind::Comma)) {
+            advance();
+            continue;
+          }
+          break;
+        }
+      }
+      expect(TokenKind::RBracket, "',' or ']' in the list");
+      return kw;
+    }
     if (at(TokenKind::Number) || at(TokenKind::Ident)) {
       advance();
       return kw;
@@ -982,7 +1008,13 @@ class Parser {
           ok = false;
         }
       bool wantsMap = kw.name->text == "imap" || kw.name->text == "omap";
-      if (wantsMap != kw.isMap) {
+      bool wantsList = kw.name->text == "shape";
+      if (wantsList != kw.isList) {
+        error(kw.value->loc, wantsList ? fmt::format("'{}' takes a list of extents such as [2, -1, 64], found {}",
+                                                     kw.name->text, describe(*kw.value))
+                                       : fmt::format("'{}' takes a single value, not a list", kw.name->text));
+        ok = false;
+      } else if (wantsMap != kw.isMap) {
         error(kw.value->loc, wantsMap ? fmt::format("'{}' takes a map such as {{x:0, y:1}}, found {}",
                                                     kw.name->text, describe(*kw.value))
                                       : fmt::format("'{}' takes a single value, not a map",
@@ -1093,7 +1125,12 @@ class Parser {
       error(loc, "'save' is a statement of its own and has no value");
       return kNoValue;
     }
-    if (static_cast<int>(pos.size()) != spec->operands) {
+    if (spec->operands < 0) {  // at least -operands (concat)
+      if (static_cast<int>(pos.size()) < -spec->operands) {
+        error(loc, fmt::format("'{}' joins {} or more tensors, got {}", name, -spec->operands == 2 ? "two" : std::to_string(-spec->operands), pos.size()));
+        return kNoValue;
+      }
+    } else if (static_cast<int>(pos.size()) != spec->operands) {
       error(loc, fmt::format("'{}' takes {} operand{}, got {}", name, spec->operands,
                              spec->operands == 1 ? "" : "s", pos.size()));
       return kNoValue;
@@ -1141,6 +1178,34 @@ class Parser {
       if (!d0 || !d1) return kNoValue;
       op.dim = *d0;
       op.dim1 = *d1;
+    } else if (*kind == OpKind::Reshape) {
+      const KwArg* s = findKw(kws, "shape");
+      int inferred = 0;
+      for (const Token* t : s->list) {
+        std::optional<int64_t> e = integer(*t, "an extent");
+        if (!e) return kNoValue;
+        if (*e == -1 && ++inferred == 2) {
+          error(t->loc, "reshape's shape has a second -1; at most one extent can be inferred");
+          return kNoValue;
+        }
+        if (*e != -1 && (*e < 1 || *e > ir::kMaxExtent)) {
+          error(t->loc, fmt::format("an extent must be a positive integer below 2^31 (or -1), got {}", *e));
+          return kNoValue;
+        }
+        op.shapeArg.push_back(*e);
+      }
+    } else if (*kind == OpKind::Concat) {
+      std::optional<int> dim = dimArg(findKw(kws, "dim"), 0, rank, "dim");
+      if (!dim) return kNoValue;
+      op.dim = *dim;
+    } else if (*kind == OpKind::Slice) {
+      std::optional<int> dim = dimArg(findKw(kws, "dim"), 0, rank, "dim");
+      std::optional<int64_t> start = integer(*findKw(kws, "start")->value, "'start'");
+      std::optional<int64_t> end = integer(*findKw(kws, "end")->value, "'end'");
+      if (!dim || !start || !end) return kNoValue;
+      op.dim = *dim;
+      op.start = *start;
+      op.end = *end;
     } else if (*kind == OpKind::Accum) {
       if (const KwArg* a = findKw(kws, "op")) {
         if (a->value->text == "max")

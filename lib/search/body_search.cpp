@@ -351,6 +351,7 @@ class BodySearch {
         MIRAGE_CASES_UNARY
         MIRAGE_CASES_LAYOUT
         MIRAGE_CASES_LEAF     // not body operators of the search: never here
+        MIRAGE_CASES_PROGRAM_LAYOUT
         MIRAGE_CASES_PROGRAM
         MIRAGE_CASES_SHORTHAND
         case ir::OpKind::Tile:

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "mirage/ir/check.h"
+#include "mirage/ir/layout.h"
 #include "mirage/search/search.h"
 
 namespace mirage::search {
@@ -38,6 +39,14 @@ double estimateCostUs(const ir::Graph& g) {
   double total = 0;
   for (const ir::Op& op : g.ops) {
     if (op.kind == ir::OpKind::Input || op.kind == ir::OpKind::Const) continue;
+    // A reshape, or a slice read in place, is a view (codegen): free.
+    if (ir::isLayoutOp(op.kind) && ir::isLayoutView(g, op)) continue;
+    if (ir::isLayoutOp(op.kind)) {
+      // A copy kernel: the result's elements read once and written once.
+      double elements = static_cast<double>(ir::numElements(g.value(op.results[0]).shape));
+      total += kernelUs(2 * elements * bytesPer, 0, 0, 0, std::ceil(elements / 128), 1);
+      continue;
+    }
     double dram = 0;
     for (ir::ValueId v : op.inputs)
       if (g.producer(v).kind != ir::OpKind::Const) dram += static_cast<double>(ir::numElements(g.value(v).shape)) * bytesPer;

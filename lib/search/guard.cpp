@@ -175,8 +175,15 @@ class Analysis {
       case ir::OpKind::ReduceMax:
       case ir::OpKind::Scan:
       case ir::OpKind::Transpose:
+      case ir::OpKind::Reshape:
+      case ir::OpKind::Slice:
       case ir::OpKind::Tile:
         return in(0);
+      case ir::OpKind::Concat: {
+        uint8_t r = kNonNeg | kNonPos;
+        for (size_t i = 0; i < op.inputs.size(); ++i) r &= in(i);
+        return r;
+      }
       case ir::OpKind::Accum:
         // A rescaled sum multiplies what it holds by exp(·) >= 0 before it adds.
         return in(0);

@@ -58,6 +58,27 @@ ProgramLabels analyzeLabels(const ir::Graph& g) {
                                                          : d;
         joinIfEqual(op.inputs[0], src, r, d);
       }
+    } else if (op.kind == ir::OpKind::Slice || op.kind == ir::OpKind::Concat) {
+      // Every dim but the sliced / joined one runs over the same index.
+      for (ir::ValueId in : op.inputs)
+        for (size_t d = 0; d < rank; ++d)
+          if (static_cast<int>(d) != op.dim) joinIfEqual(in, d, r, d);
+    } else if (op.kind == ir::OpKind::Reshape) {
+      // A dim of the result is a dim of the operand, index for index, when
+      // the extents before it multiply to the same number and its extent is
+      // the same (row-major: then its stride is the same too); the dims a
+      // reshape splits or merges get labels of their own.
+      const ir::Shape& si = g.value(op.inputs[0]).shape;
+      const ir::Shape& so = g.value(r).shape;
+      int64_t pi = 1;
+      for (size_t i = 0; i < si.size(); ++i) {
+        int64_t po = 1;
+        for (size_t j = 0; j < so.size(); ++j) {
+          if (po == pi && so[j] == si[i]) joinIfEqual(op.inputs[0], i, r, j);
+          po *= so[j];
+        }
+        pi *= si[i];
+      }
     } else if (op.kind == ir::OpKind::Matmul) {
       ir::ValueId a = op.inputs[0], b = op.inputs[1];
       size_t ra = g.value(a).shape.size(), rb = g.value(b).shape.size();
@@ -134,6 +155,13 @@ std::vector<ExprId> programExprs(ExprTable& ex, const ir::Graph& g) {
       }
       case ir::OpKind::ReduceMax: r = ex.max(in(0), extentOf(0, op.dim)); break;
       case ir::OpKind::Transpose: r = in(0); break;
+      // Expressions forget indices: a reshape or a slice holds its
+      // operand's expression. Programs with these are searched in segments
+      // between them (segments.h), so this is only what an input that still
+      // has them sees.
+      case ir::OpKind::Reshape:
+      case ir::OpKind::Slice: r = in(0); break;
+      case ir::OpKind::Concat:  // piecewise: no single expression
       MIRAGE_CASES_PROGRAM
       MIRAGE_CASES_BODY
       MIRAGE_CASES_SHORTHAND

@@ -21,6 +21,7 @@
 #include "mirage/ir/printer.h"
 #include "mirage/search/guard.h"
 #include "mirage/verify/verifier.h"
+#include "segments.h"
 #include "space.h"
 
 namespace mirage::search {
@@ -543,7 +544,108 @@ class Engine {
 
 }  // namespace
 
+namespace {
+
+void addStats(Stats& total, const Stats& s) {
+  total.states += s.states;
+  total.pruned += s.pruned;
+  total.duplicates += s.duplicates;
+  total.deferred += s.deferred;
+  total.templates += s.templates;
+  total.instantiated += s.instantiated;
+  total.noExtents += s.noExtents;
+  total.dominated += s.dominated;
+  total.unverified += s.unverified;
+  total.prechecked += s.prechecked;
+  total.precheckFailed += s.precheckFailed;
+  total.checkFailed += s.checkFailed;
+  total.rejectedUndefined += s.rejectedUndefined;
+  total.rejectedUnguarded += s.rejectedUnguarded;
+  total.verified += s.verified;
+  total.timedOut = total.timedOut || s.timedOut;
+  total.exhausted = total.exhausted && s.exhausted;
+  if (total.firstRejection.empty()) total.firstRejection = s.firstRejection;
+}
+
+// A program with layout operators (segments.h): each segment searched on its
+// own, in order, with a share of the time left in proportion to its number
+// of operators (a one-operator segment is searched too: a custom kernel's
+// tiling can beat the lowering's, as for a [1, 512] x [512, 512] matmul);
+// the best μGraph of each is stitched back and the whole is verified
+// against the program.
+Result searchSegments(const ir::Graph& program, const std::vector<Segment>& segments,
+                      const verify::Verifier& verifier, const Options& options) {
+  auto start = Clock::now();
+  auto cost = options.cost ? options.cost : [](const ir::Graph& g) { return estimateCostUs(g); };
+  Result result;
+  Candidate input;
+  input.graph = program;
+  input.kernels = ir::countKernels(program);
+  input.cost = cost(program);
+  input.errorBound = 0;
+  input.origin = "input";
+  if (options.onCandidate) options.onCandidate(input);
+  result.candidates.push_back(input);
+  result.best = 0;
+  result.stats.exhausted = true;
+
+  std::vector<ir::Graph> best(segments.size());
+  std::vector<std::string> origins;
+  auto work = [&](size_t k) {
+    int n = 0;
+    for (const ir::Op& op : segments[k].program.ops) n += op.kind != ir::OpKind::Input && op.kind != ir::OpKind::Const;
+    return n;
+  };
+  double workLeft = 0;
+  for (size_t k = 0; k < segments.size(); ++k) workLeft += work(k);
+  for (size_t k = 0; k < segments.size(); ++k) {
+    Options so = options;
+    so.onCandidate = nullptr;
+    if (options.timeLimitSeconds > 0) {
+      double left = options.timeLimitSeconds - secondsSince(start);
+      so.timeLimitSeconds = std::max(0.01, left * work(k) / workLeft);
+    }
+    workLeft -= work(k);
+    verify::Verifier segmentVerifier(segments[k].program, verifier.options());
+    Engine engine(segments[k].program, segmentVerifier, so);
+    Result r = engine.run();
+    addStats(result.stats, r.stats);
+    const Candidate& b = r.candidates[static_cast<size_t>(r.best)];
+    best[k] = b.graph;
+    origins.push_back(b.origin);
+  }
+  std::vector<const ir::Graph*> chosen;
+  for (const ir::Graph& g : best) chosen.push_back(&g);
+  Candidate stitched;
+  if (std::string e = stitchSegments(program, segments, chosen, stitched.graph); e.empty()) {
+    // Equivalence is compositional, but the stitched whole is what will be
+    // written: it is verified whole like every other candidate.
+    verify::Verdict v = verifier.check(stitched.graph);
+    if (v.equivalent) {
+      stitched.kernels = ir::countKernels(stitched.graph);
+      stitched.cost = cost(stitched.graph);
+      stitched.errorBound = v.errorBound;
+      stitched.origin = fmt::format("{} segments between layout ops: {}", segments.size(), fmt::join(origins, "; "));
+      stitched.foundAtSeconds = secondsSince(start);
+      stitched.id = 1;
+      if (options.onCandidate) options.onCandidate(stitched);
+      bool better = std::tie(stitched.cost, stitched.kernels) < std::tie(input.cost, input.kernels);
+      result.candidates.push_back(std::move(stitched));
+      if (better) result.best = 1;
+    } else if (result.stats.firstRejection.empty()) {
+      result.stats.firstRejection = v.message;
+    }
+  }
+  result.stats.seconds = secondsSince(start);
+  result.stats.bestCost = result.candidates[static_cast<size_t>(result.best)].cost;
+  return result;
+}
+
+}  // namespace
+
 Result runSearch(const ir::Graph& program, const verify::Verifier& verifier, const Options& options) {
+  std::vector<Segment> segments = splitAtLayoutOps(program);
+  if (!segments.empty()) return searchSegments(program, segments, verifier, options);
   Engine engine(program, verifier, options);
   return engine.run();
 }

@@ -136,6 +136,7 @@ struct Analyzer {
       case OpKind::ReduceSum:
       case OpKind::ReduceMean:
       case OpKind::Transpose:
+      MIRAGE_CASES_PROGRAM_LAYOUT  // moves: the operands' denominators
       case OpKind::Kernel:
       case OpKind::Save: break;  // products and sums of the operands' denominators
       MIRAGE_CASES_SHORTHAND throw std::logic_error("boundStats: unexpanded shorthand");
@@ -281,6 +282,23 @@ struct Analyzer {
         case OpKind::Tile:
           out = at(op.inputs[0]);
           out.shared |= unitDims(g.value(op.results[0]).shape);
+          break;
+        // Layout ops move elements between dims: no dim keeps a shared
+        // denominator for sure (0 claims nothing, which is sound).
+        case OpKind::Reshape:
+        case OpKind::Slice:
+          out = at(op.inputs[0]);
+          out.shared = 0;
+          break;
+        case OpKind::Concat:
+          // Each element is one operand's element: the largest degrees bound it.
+          out = at(op.inputs[0]);
+          for (ValueId in : op.inputs) {
+            out.n = std::max(out.n, at(in).n);
+            out.d = std::max(out.d, at(in).d);
+            out.denGrid |= at(in).denGrid;
+          }
+          out.shared = 0;
           break;
         case OpKind::Scan:
           // A multiset hash per element and iteration, and a max value.

@@ -28,6 +28,9 @@ std::vector<char> residueDemand(const ir::Graph& g, const std::vector<char>& res
       case OpKind::Square:
       case OpKind::Neg:
       case OpKind::Transpose:
+      case OpKind::Reshape:
+      case OpKind::Concat:
+      case OpKind::Slice:
       case OpKind::Tile:
         if (need[static_cast<size_t>(op.results[0])])
           for (ValueId in : op.inputs) mark(in);

@@ -176,7 +176,15 @@ struct Analysis {
         case OpKind::ReduceMax:
         case OpKind::Scan: s = at(op.inputs[0]); break;  // the maximum is one of the values
         case OpKind::Transpose:
+        case OpKind::Reshape:
+        case OpKind::Slice:
         case OpKind::Tile: s = at(op.inputs[0]); break;
+        case OpKind::Concat: {
+          int u = 0;
+          for (ValueId in : op.inputs) u |= at(in);
+          s = static_cast<Signs>(u);
+          break;
+        }
         case OpKind::Accum:
           // A rescaled sum multiplies each term by an exp (positive).
           s = op.accumOp == ir::AccumOp::Max ? at(op.inputs[0])
@@ -229,11 +237,14 @@ struct Builder {
   }
 
   // The operand sites a value's elements are made of, when its value is one
-  // of them unchanged (transpose, tile, a kernel result's saved tile).
+  // of them unchanged (transpose, reshape, tile, a kernel result's saved
+  // tile). A slice holds only some of its operand's elements and a concat
+  // several operands': see decompose and fact.
   std::optional<Site> passThrough(const Site& s) const {
     const ir::Op& op = producer(s);
     switch (op.kind) {
       case OpKind::Transpose:
+      case OpKind::Reshape:
       case OpKind::Tile: return resolve({s.graph, op.inputs[0]});
       case OpKind::Kernel: {
         size_t r = 0;
@@ -251,6 +262,8 @@ struct Builder {
       case OpKind::Accum:
       case OpKind::Scan:
       case OpKind::Save:
+      case OpKind::Concat:  // decompose and fact look at every operand
+      case OpKind::Slice:   // only some of its operand's elements
       MIRAGE_CASES_SHORTHAND return std::nullopt;
     }
     return std::nullopt;
@@ -289,6 +302,14 @@ struct Builder {
     if (auto p = passThrough(s)) return {{*p, cond}};
     const ir::Op& op = producer(s);
     auto in = [&](size_t i) { return resolve({s.graph, op.inputs[i]}); };
+    // What holds for every element of the operand holds for a slice of it;
+    // a concat's elements are all of its operands'.
+    if (op.kind == OpKind::Slice) return {{in(0), cond}};
+    if (op.kind == OpKind::Concat) {
+      std::vector<std::pair<Site, Cond>> all;
+      for (size_t i = 0; i < op.inputs.size(); ++i) all.push_back({in(i), cond});
+      return all;
+    }
     if (cond == Cond::Positive) return {{s, Cond::NonNeg}, {s, Cond::NonZero}};
     if (cond == Cond::NonZero) {
       switch (op.kind) {
@@ -321,6 +342,7 @@ struct Builder {
         case OpKind::Minimum:
         MIRAGE_CASES_REDUCTION
         MIRAGE_CASES_LAYOUT
+        MIRAGE_CASES_PROGRAM_LAYOUT  // above: reshape passes through, slice and concat decompose
         MIRAGE_CASES_PROGRAM
         case OpKind::Tile:
         case OpKind::Scan:
@@ -348,6 +370,7 @@ struct Builder {
       case OpKind::Sub:
       MIRAGE_CASES_UNARY  // non-negative results show by sign (exp, square, sqrt, abs, ...)
       MIRAGE_CASES_LAYOUT
+      MIRAGE_CASES_PROGRAM_LAYOUT  // above
       MIRAGE_CASES_PROGRAM
       case OpKind::Tile:
       case OpKind::Save:
@@ -413,7 +436,14 @@ struct Builder {
       case OpKind::Abs:
       case OpKind::Tanh: fact(in(0), Cond::NonZero, depth + 1); break;
       case OpKind::Relu: fact(in(0), Cond::Positive, depth + 1); break;
-      // Nothing implied about the operands.
+      // Every element of every operand is an element of the concat; a slice
+      // says nothing about the elements it leaves out.
+      case OpKind::Concat:
+        for (size_t i = 0; i < op.inputs.size(); ++i) fact(in(i), Cond::NonZero, depth + 1);
+        break;
+      // Nothing implied about the operands (a reshape passed through above).
+      case OpKind::Reshape:
+      case OpKind::Slice:
       case OpKind::Input:
       case OpKind::Const:
       case OpKind::Matmul:

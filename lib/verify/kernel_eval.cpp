@@ -73,6 +73,7 @@ std::vector<Lanes> bodyLanes(const ir::Graph& body, const std::vector<FTensorPtr
         break;
       case OpKind::Input:  // skipped above
       case OpKind::Save:   // has no result (skipped above)
+      MIRAGE_CASES_PROGRAM_LAYOUT
       MIRAGE_CASES_PROGRAM
       MIRAGE_CASES_SHORTHAND throw std::logic_error("bodyLanes: unexpected operator in a kernel body");
     }

@@ -10,6 +10,7 @@
 
 #include "demand.h"
 #include "hash.h"
+#include "mirage/ir/layout.h"
 #include "tensor_ops.h"
 
 namespace mirage::verify {
@@ -85,6 +86,15 @@ struct LazyEvaluator::Impl {
   std::unordered_map<int, Kernel> kernels;  // by op index
   std::unordered_map<u64, Elem> memo;       // (value << 40) | flat
   std::unordered_map<BodyKey, Elem, BodyKeyHash> bodyMemo;
+  std::unordered_map<const ir::Op*, ir::LayoutMap> layouts;  // index maps of reshape/concat/slice
+
+  const ir::LayoutMap& layoutOf(const ir::Graph& graph, const ir::Op& op) {
+    auto it = layouts.find(&op);
+    if (it != layouts.end()) return it->second;
+    std::vector<Shape> shapes;
+    for (ValueId in : op.inputs) shapes.push_back(graph.value(in).shape);
+    return layouts.emplace(&op, ir::LayoutMap(op, shapes, graph.value(op.results[0]).shape)).first->second;
+  }
 
   Impl(const ir::Graph& graph, const Trial& t, int64_t b) : g(graph), trial(t), budget(b) {
     need = residueDemand(g);
@@ -308,6 +318,28 @@ struct LazyEvaluator::Impl {
         if (!out.hasQ) out.q = 0;
         return true;
       }
+      MIRAGE_CASES_PROGRAM_LAYOUT {
+        // The element moves unchanged (tensor_ops.cpp, layout). Whether the
+        // result has a residue lane is decided per tensor there: every
+        // operand must have one, so a concat asks each operand's first
+        // element too.
+        ir::CopyRun from = layoutOf(graph, op).source(flatten(idx, shape));
+        ValueId in = op.inputs[static_cast<size_t>(from.operand)];
+        Elem x;
+        if (!fetch(in, unflatten(from.src, graph.value(in).shape), x)) return false;
+        bool withQ = x.hasQ && needQ;
+        if (op.kind == OpKind::Concat)
+          for (ValueId other : op.inputs) {
+            if (!withQ) break;
+            Elem first;
+            if (!fetch(other, Index{}, first)) return false;
+            withQ = first.hasQ;
+          }
+        out = x;
+        out.hasQ = withQ;
+        if (!out.hasQ) out.q = 0;
+        return true;
+      }
       MIRAGE_CASES_LEAF
       MIRAGE_CASES_PROGRAM
       MIRAGE_CASES_BODY
@@ -341,7 +373,8 @@ struct LazyEvaluator::Impl {
   // Inputs, constants, tiles and transposes are cheaper to recompute than
   // to look up; everything else is memoized.
   static bool memoized(OpKind k) {
-    return k != OpKind::Input && k != OpKind::Const && k != OpKind::Tile && k != OpKind::Transpose;
+    return k != OpKind::Input && k != OpKind::Const && k != OpKind::Tile && k != OpKind::Transpose &&
+           !ir::isLayoutOp(k);
   }
 
   // Memoized elements cost memory (about 100 bytes each): at most this many.
@@ -379,6 +412,7 @@ struct LazyEvaluator::Impl {
       case OpKind::Kernel: ok = kernelResult(op, v, idx, out); break;
       MIRAGE_CASES_BODY
       MIRAGE_CASES_SHORTHAND throw std::logic_error("LazyEvaluator: unexpected operator at program level");
+      MIRAGE_CASES_PROGRAM_LAYOUT
       MIRAGE_CASES_PREDEFINED
         ok = opElement(g, op, v, idx, needQ,
                        [&](ValueId in, const Index& i, Elem& e) { return element(in, i, e); }, out);
@@ -532,6 +566,7 @@ struct LazyEvaluator::Impl {
       }
       case OpKind::Input:  // read through tile
       case OpKind::Save:
+      MIRAGE_CASES_PROGRAM_LAYOUT
       MIRAGE_CASES_PROGRAM
       MIRAGE_CASES_SHORTHAND throw std::logic_error("LazyEvaluator: unexpected operator in a kernel body");
       MIRAGE_CASES_PREDEFINED

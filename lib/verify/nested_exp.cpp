@@ -46,6 +46,7 @@ std::vector<Flags> analyze(const ir::Graph& g, const std::vector<Flags>& inputs,
       case OpKind::ReduceSum:
       case OpKind::ReduceMean:
       case OpKind::Transpose:
+      MIRAGE_CASES_PROGRAM_LAYOUT  // moves (a concat lacks a residue if any operand does)
       case OpKind::Tile: break;  // exact in both fields: the union
       case OpKind::Sqrt:
       case OpKind::Rsqrt:

@@ -34,6 +34,12 @@ u64 attributeHash(const ir::Op& op, u64 seed) {
     case OpKind::Transpose:
       h = hashCombine(hashCombine(h, static_cast<u64>(op.dim)), static_cast<u64>(op.dim1));
       break;
+    case OpKind::Reshape: break;  // the result shape (hashed with the value) says it all
+    case OpKind::Concat: h = hashCombine(h, static_cast<u64>(op.dim)); break;
+    case OpKind::Slice:
+      h = hashCombine(hashCombine(hashCombine(h, static_cast<u64>(op.dim)), static_cast<u64>(op.start)),
+                      static_cast<u64>(op.end));
+      break;
     case OpKind::Const: {
       // By the literal as written (and the double it denotes): two constants
       // equal modulo some fixed prime must never share a cache entry, so no
@@ -322,6 +328,7 @@ EvalResult evaluateProgram(const ir::Graph& g, const Trial& trial, ThreadPool* p
         case OpKind::Scan:
         case OpKind::Save: throw std::logic_error("evaluateProgram: block-level op at program level");
         MIRAGE_CASES_SHORTHAND throw std::logic_error("evaluateProgram: unexpanded shorthand");
+        MIRAGE_CASES_PROGRAM_LAYOUT
         MIRAGE_CASES_PREDEFINED {
           std::vector<const FTensor*> ins;
           for (ValueId in : op.inputs) ins.push_back(vals[static_cast<size_t>(in)].get());

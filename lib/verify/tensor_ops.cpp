@@ -20,6 +20,7 @@
 #include <stdexcept>
 
 #include "hash.h"
+#include "mirage/ir/layout.h"
 
 namespace mirage::verify {
 namespace {
@@ -187,6 +188,7 @@ bool elementwiseBinary(OpKind kind, const FTensor& a, const FTensor& b, const Tr
     MIRAGE_CASES_UNARY
     MIRAGE_CASES_REDUCTION
     MIRAGE_CASES_LAYOUT
+    MIRAGE_CASES_PROGRAM_LAYOUT
     MIRAGE_CASES_PROGRAM
     MIRAGE_CASES_BODY
     MIRAGE_CASES_SHORTHAND break;
@@ -271,6 +273,7 @@ bool elementwiseUnary(OpKind kind, const FTensor& x, const Trial& trial, ThreadP
     MIRAGE_CASES_BINARY
     MIRAGE_CASES_REDUCTION
     MIRAGE_CASES_LAYOUT
+    MIRAGE_CASES_PROGRAM_LAYOUT
     MIRAGE_CASES_PROGRAM
     MIRAGE_CASES_BODY
     MIRAGE_CASES_SHORTHAND break;
@@ -464,6 +467,48 @@ void transpose(const ir::Op& op, const FTensor& x, bool wantQ, FTensor& out) {
     out.mx.clear();
 }
 
+// reshape, concat, slice move every lane exactly (ir/layout.h). The result
+// has a residue lane when every operand has one; it has a max lane when some
+// operand has one, the other operands' elements holding what they would
+// contribute to a maximum (maxElementHash of their value), so that a later
+// reduce_max sees each element as the single-element evaluator does.
+void layout(const ir::Op& op, const std::vector<const FTensor*>& ins, const Trial& trial, bool wantQ,
+            FTensor& out) {
+  std::vector<Shape> shapes;
+  bool withQ = wantQ, withMax = false;
+  for (const FTensor* t : ins) {
+    shapes.push_back(t->shape);
+    withQ = withQ && t->hasQ();
+    withMax = withMax || t->isMax();
+  }
+  ir::LayoutMap map(op, shapes, out.shape);
+  size_t n = static_cast<size_t>(ir::numElements(out.shape));
+  auto lane = [&](auto pick, std::vector<u64>& dst) {
+    std::vector<const u64*> src;
+    for (const FTensor* t : ins) src.push_back(pick(*t).data());
+    dst.resize(n);
+    ir::applyLayout(map, src, dst.data());
+  };
+  lane([](const FTensor& t) -> const std::vector<u64>& { return t.p; }, out.p);
+  if (withQ)
+    lane([](const FTensor& t) -> const std::vector<u64>& { return t.q; }, out.q);
+  else
+    out.q.clear();
+  out.mx.clear();
+  if (withMax) {
+    std::vector<std::vector<u64>> filled(ins.size());
+    for (size_t k = 0; k < ins.size(); ++k)
+      if (!ins[k]->isMax()) {
+        filled[k].resize(ins[k]->p.size());
+        for (size_t i = 0; i < filled[k].size(); ++i) filled[k][i] = maxElementHash(ins[k]->p[i], trial);
+      }
+    std::vector<const u64*> src;
+    for (size_t k = 0; k < ins.size(); ++k) src.push_back(ins[k]->isMax() ? ins[k]->mx.data() : filled[k].data());
+    out.mx.resize(n);
+    ir::applyLayout(map, src, out.mx.data());
+  }
+}
+
 }  // namespace
 
 KeyKind randomKey(ir::OpKind kind) {
@@ -551,6 +596,7 @@ bool applyOp(const ir::Op& op, const std::vector<const FTensor*>& ins, const ir:
     MIRAGE_CASES_UNARY return elementwiseUnary(op.kind, *ins[0], trial, pool, wantQ, out);
     MIRAGE_CASES_REDUCTION reduce(op, *ins[0], trial, pool, wantQ, out); return true;
     case OpKind::Transpose: transpose(op, *ins[0], wantQ, out); return true;
+    MIRAGE_CASES_PROGRAM_LAYOUT layout(op, ins, trial, wantQ, out); return true;
     MIRAGE_CASES_LEAF
     MIRAGE_CASES_PROGRAM
     MIRAGE_CASES_BODY

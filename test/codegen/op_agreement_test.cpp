@@ -188,3 +188,91 @@ TEST_CASE("the verifier tells every element-wise kind from every other of its ca
       CHECK_FALSE(verify::checkEquivalent(ga, gb, vo).equivalent);
     }
 }
+
+namespace {
+
+// The attributes of one program-level layout row (ir/ops.def,
+// MIRAGE_PROGRAM_LAYOUT_OPS) applied to X (and Y): a new row gets its entry
+// here or the build fails (-Werror=switch).
+ir::Op layoutOp(OpKind kind, ir::ValueId x, ir::ValueId y) {
+  ir::Op op;
+  op.kind = kind;
+  op.inputs = {x};
+  switch (kind) {
+    case OpKind::Reshape: op.shapeArg = {8, -1, 4}; break;
+    case OpKind::Concat:
+      op.inputs.push_back(y);
+      op.dim = -1;
+      break;
+    case OpKind::Slice:
+      op.dim = 1;
+      op.start = 8;
+      op.end = 24;
+      break;
+    MIRAGE_CASES_LEAF
+    MIRAGE_CASES_PREDEFINED
+    MIRAGE_CASES_PROGRAM
+    MIRAGE_CASES_BODY
+    MIRAGE_CASES_SHORTHAND FAIL("not a program-level layout kind");
+  }
+  return op;
+}
+
+}  // namespace
+
+TEST_CASE("every program-level layout kind agrees in the interpreter, the float64 reference, generated code and the "
+          "verifier",
+          "[codegen][optable]") {
+  ir::Graph g = programWithInputs("all_layout_kinds");
+  std::vector<std::string> labels;
+  for (OpKind kind : ir::allOpKinds()) {
+    if (!ir::isLayoutOp(kind)) continue;
+    // The raw result (a view or a copy as an output) and exp of it (read by
+    // a kernel).
+    ir::ValueId raw, e;
+    std::string n(ir::opName(kind));
+    INFO(n);
+    REQUIRE(ir::addOp(g, layoutOp(kind, g.inputs[0], g.inputs[1]), nullptr, &raw, "L_" + n).empty());
+    ir::Op ex;
+    ex.kind = OpKind::Exp;
+    ex.inputs = {raw};
+    REQUIRE(ir::addOp(g, ex, nullptr, &e, "E_" + n).empty());
+    g.outputs.push_back(raw);
+    g.outputs.push_back(e);
+    labels.push_back(n);
+    labels.push_back("exp of " + n);
+  }
+  REQUIRE(labels.size() == 6);
+  INFO(ir::printGraph(g));
+  std::vector<interp::Tensor> ins = inputsFor(g);
+  std::vector<interp::Tensor> ref = interp::evaluate(g, ins);
+  std::vector<interp::Tensor64> ref64 = interp::evaluate64(g, ins);
+  for (size_t o = 0; o < labels.size(); ++o)
+    requireClose(ref[o], ref64[o].data, 1e-5, labels[o] + ": interpreter vs float64 reference");
+  for (bool fast : {true, false}) {
+    codegen::Options opt;
+    opt.fastPaths = fast;
+    codegen::Result r = codegen::generateCuda(g, opt);
+    INFO(r.error);
+    REQUIRE(r.ok);
+    std::string error;
+    auto module = codegen::HostModule::build(r.source, error);
+    INFO(error);
+    REQUIRE(module);
+    std::vector<interp::Tensor> got;
+    std::string e = module->run(ins, got);
+    INFO(e);
+    REQUIRE(e.empty());
+    for (size_t o = 0; o < labels.size(); ++o)
+      requireClose(got[o], asDouble(ref[o]), o % 2 == 0 ? 0.0 : 1e-5,
+                   labels[o] + (o % 2 == 0 ? ": shim vs interpreter (moves are exact)" : ": shim vs interpreter"));
+  }
+  verify::Options vo;
+  vo.threads = 1;
+  vo.symmetric = true;
+  ir::Graph lowered;
+  REQUIRE(codegen::lowerToKernels(g, lowered).empty());
+  verify::Verdict v = verify::checkEquivalent(g, lowered, vo);
+  INFO(v.message);
+  CHECK(v.equivalent);
+}

@@ -40,7 +40,7 @@ struct PlanArg {
   enum class Kind { Input, Output, Workspace };
   Kind kind = Kind::Input;
   int index = 0;       // Input/Output: which buffer
-  int64_t offset = 0;  // Workspace: byte offset
+  int64_t offset = 0;  // byte offset (Workspace; Input/Output: a view into the buffer, "inN+B")
 };
 
 struct PlanLaunch {

@@ -14,8 +14,10 @@
 
 namespace mirage::codegen {
 
-// Rewrites `program` into `out`, where every op other than Input and Const is
-// a Kernel. Custom kernels are kept as they are. Returns an empty string on
+// Rewrites `program` into `out`, where every op other than Input, Const and
+// the layout operators is a Kernel (reshape, concat and slice stay: cuda.cpp
+// makes a reshape a view of its operand's buffer and the others copy
+// kernels). Custom kernels are kept as they are. Returns an empty string on
 // success, else why an operator could not be lowered.
 std::string lowerToKernels(const ir::Graph& program, ir::Graph& out);
 
@@ -35,5 +37,18 @@ struct OperatorLaunch {
 // `program`, exactly as lowerToKernels makes it. Returns an empty string on
 // success, else why the operator could not be lowered.
 std::string lowerOperatorLaunch(const ir::Graph& program, const ir::Op& op, OperatorLaunch& launch);
+
+// Layout operators (ir/layout.h) are not lowered to μGraph kernels: a
+// reshape of a tensor stored in the program's dtype is a view of its
+// operand's buffer (no launch), and so is a slice of a dense tensor that only
+// kernels read (strided tile loads, ir::isLayoutView); concat and any other
+// slice or reshape are copy kernels of this launch shape (one thread per
+// result element, grid-stride).
+bool isViewOp(const ir::Graph& g, const ir::Op& op);
+struct CopyLaunch {
+  int64_t blocks = 1;
+  int threads = 128;
+};
+CopyLaunch copyKernelLaunch(const ir::Graph& g, const ir::Op& op);
 
 }  // namespace mirage::codegen

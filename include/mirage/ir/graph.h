@@ -90,6 +90,9 @@ struct Op {
   int dim = 0;       // reductions; transpose dim0
   int dim1 = 0;      // transpose dim1
   int64_t size = 1;  // reduce_sum ... size=s (1 when not given)
+  Shape shapeArg;    // reshape: shape=[...] as written (-1 = inferred)
+  int64_t start = 0;  // slice: first index kept along dim
+  int64_t end = 0;    // slice: one past the last index kept
   std::string scalarText;  // Const: the literal as written ("0.125", "1e-6")
   double scalar = 0;       // Const: its value
   AccumOp accumOp = AccumOp::Sum;
@@ -128,8 +131,15 @@ DType storageDType(const Graph& g, ValueId v);
 // True for accum(x, rescale=m): its second input is the scan m.
 inline bool isRescaledAccum(const Op& op) { return op.kind == OpKind::Accum && op.inputs.size() == 2; }
 
+// Whether layout op `op` of g is a view of its operand's buffer rather than a
+// copy (codegen): a reshape of a tensor stored in the program's dtype (the
+// same bytes), or a slice of such a dense tensor that only kernels read (they
+// read it in place, with its operand's strides).
+bool isLayoutView(const Graph& g, const Op& op);
+
 // Number of program-level kernel launches: custom kernels and pre-defined
-// operators each count one; inputs and constants count none.
+// operators each count one (concat, and slices that are not views, are copy
+// kernels); inputs, constants and layout views count none.
 int countKernels(const Graph& g);
 
 }  // namespace mirage::ir

@@ -28,6 +28,7 @@ enum class OpCategory {
   ElementwiseUnary,   // exp square sqrt ...
   Reduction,          // reduce_sum reduce_mean reduce_max
   Layout,             // operators that only move elements: transpose
+  ProgramLayout,      // reshape concat slice: move elements, program level only
   ProgramLevel,       // kernel
   BodyLevel,          // tile accum scan save
   Shorthand,          // expanded right after parsing (ir/expand.h)
@@ -88,6 +89,7 @@ namespace detail {
 #define MIRAGE_ROW_UNARY_(...) MIRAGE_ROW_(ElementwiseUnary, __VA_ARGS__)
 #define MIRAGE_ROW_REDUCTION_(...) MIRAGE_ROW_(Reduction, __VA_ARGS__)
 #define MIRAGE_ROW_LAYOUT_(...) MIRAGE_ROW_(Layout, __VA_ARGS__)
+#define MIRAGE_ROW_PROGRAM_LAYOUT_(...) MIRAGE_ROW_(ProgramLayout, __VA_ARGS__)
 #define MIRAGE_ROW_PROGRAM_(...) MIRAGE_ROW_(ProgramLevel, __VA_ARGS__)
 #define MIRAGE_ROW_BODY_(...) MIRAGE_ROW_(BodyLevel, __VA_ARGS__)
 #define MIRAGE_ROW_SHORTHAND_(...) MIRAGE_ROW_(Shorthand, __VA_ARGS__)
@@ -98,6 +100,7 @@ inline constexpr OpInfo kOpTable[] = {
     MIRAGE_UNARY_OPS(MIRAGE_ROW_UNARY_)              //
     MIRAGE_REDUCTION_OPS(MIRAGE_ROW_REDUCTION_)      //
     MIRAGE_LAYOUT_OPS(MIRAGE_ROW_LAYOUT_)            //
+    MIRAGE_PROGRAM_LAYOUT_OPS(MIRAGE_ROW_PROGRAM_LAYOUT_)  //
     MIRAGE_PROGRAM_OPS(MIRAGE_ROW_PROGRAM_)          //
     MIRAGE_BODY_OPS(MIRAGE_ROW_BODY_)                //
     MIRAGE_SHORTHAND_OPS(MIRAGE_ROW_SHORTHAND_)      //
@@ -109,6 +112,7 @@ inline constexpr OpInfo kOpTable[] = {
 #undef MIRAGE_ROW_UNARY_
 #undef MIRAGE_ROW_REDUCTION_
 #undef MIRAGE_ROW_LAYOUT_
+#undef MIRAGE_ROW_PROGRAM_LAYOUT_
 #undef MIRAGE_ROW_PROGRAM_
 #undef MIRAGE_ROW_BODY_
 #undef MIRAGE_ROW_SHORTHAND_
@@ -144,6 +148,8 @@ constexpr bool isReduction(OpKind k) { return opCategory(k) == OpCategory::Reduc
 constexpr bool isShorthand(OpKind k) { return opCategory(k) == OpCategory::Shorthand; }
 constexpr bool isBodyOnly(OpKind k) { return hasProp(k, kBodyOnly); }
 constexpr bool isProgramOnly(OpKind k) { return hasProp(k, kProgramOnly); }
+// reshape concat slice (ir/layout.h has their shape rules and index maps).
+constexpr bool isLayoutOp(OpKind k) { return opCategory(k) == OpCategory::ProgramLayout; }
 
 }  // namespace mirage::ir
 
@@ -159,6 +165,7 @@ constexpr bool isProgramOnly(OpKind k) { return hasProp(k, kProgramOnly); }
 #define MIRAGE_CASES_UNARY MIRAGE_UNARY_OPS(MIRAGE_CASE_)
 #define MIRAGE_CASES_REDUCTION MIRAGE_REDUCTION_OPS(MIRAGE_CASE_)
 #define MIRAGE_CASES_LAYOUT MIRAGE_LAYOUT_OPS(MIRAGE_CASE_)
+#define MIRAGE_CASES_PROGRAM_LAYOUT MIRAGE_PROGRAM_LAYOUT_OPS(MIRAGE_CASE_)
 #define MIRAGE_CASES_PROGRAM MIRAGE_PROGRAM_OPS(MIRAGE_CASE_)
 #define MIRAGE_CASES_BODY MIRAGE_BODY_OPS(MIRAGE_CASE_)
 #define MIRAGE_CASES_SHORTHAND MIRAGE_SHORTHAND_OPS(MIRAGE_CASE_)
