@@ -982,6 +982,21 @@ class BodySearch {
         op.scalar = Rational(c.first, c.second);
         tryMove(op, depthLeft);
       }
+      // The program's scales and shifts by a number, to its exact values only
+      // (0.044715·h³ of a tanh-GELU; see numberOps).
+      for (const auto& [k, c] : ctx_.numberOps) {
+        BodyOp op;
+        op.kind = k;
+        op.in0 = i;
+        op.hasScalar = true;
+        op.scalar = Rational(c.first, c.second);
+        const BVal* r = makeCached(op);
+        if (!r || !ctx_.programValues.count(r->expr)) continue;
+        // A fix makes the same move (tryFixes): exploring it twice would
+        // search the same subtree twice.
+        if (std::find(ctx_.fixArgs.begin(), ctx_.fixArgs.end(), r->expr) != ctx_.fixArgs.end()) continue;
+        tryMove(op, depthLeft);
+      }
       if (ctx_.transposeTiles && ops_[static_cast<size_t>(i)].kind == ir::OpKind::Tile && a.shape.size() >= 2) {
         BodyOp op;
         op.kind = ir::OpKind::Transpose;
@@ -1489,6 +1504,28 @@ void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& la
         ctx.scalarOps.insert({op.kind, {c.num, c.den}});
       }
   }
+  for (const ir::Op& op : program.ops) {
+    if (op.kind != ir::OpKind::Mul && op.kind != ir::OpKind::Div && op.kind != ir::OpKind::Add &&
+        op.kind != ir::OpKind::Sub)
+      continue;
+    for (size_t s = 0; s < op.inputs.size(); ++s) {
+      const ir::Op& p = program.producer(op.inputs[s]);
+      if (p.kind != ir::OpKind::Const || program.producer(op.inputs[1 - s]).kind == ir::OpKind::Const) continue;
+      Rational c = Rational::fromDouble(p.scalar);
+      bool numberFirst = s == 0;
+      // c - x and c / x are no scale or shift of x: not applied in a body.
+      if (numberFirst && (op.kind == ir::OpKind::Sub || op.kind == ir::OpKind::Div)) continue;
+      if (op.kind == ir::OpKind::Div && c.isZero()) continue;
+      if (op.kind == ir::OpKind::Div) c = Rational(1) / c;
+      if (op.kind == ir::OpKind::Sub) c = -c;
+      ir::OpKind k = op.kind == ir::OpKind::Mul || op.kind == ir::OpKind::Div ? ir::OpKind::Mul : ir::OpKind::Add;
+      if (k == ir::OpKind::Mul && c == Rational(1)) continue;
+      if (k == ir::OpKind::Add && c.isZero()) continue;
+      ctx.numberOps.insert({k, {c.num, c.den}});
+    }
+  }
+  for (ExprId x : e)
+    if (x >= 0 && !ctx.exprs.isConstant(x)) ctx.programValues.insert(x);
   // A maximum that only stabilizes a softmax cancels (the max-shift axiom):
   // no body needs it.
   if (!targetsHaveMax) ctx.kinds.erase(ir::OpKind::ReduceMax);

@@ -179,6 +179,13 @@ struct Context {
   // than the scale and shift that fixes make (maximum(x, 0), minimum(x, 6)):
   // a body may apply them to any value.
   std::set<std::pair<ir::OpKind, std::pair<int64_t, int64_t>>> scalarOps;  // kind, (num, den)
+  // The program's scales and shifts by a number (mul(x, 0.044715),
+  // add(1, x); div and sub by a number normalized to them): a body applies
+  // one only where its result is exactly one of the program's values, since
+  // the abstract-expression test cannot tell coefficients apart and any
+  // scale of a sub-term passes it.
+  std::set<std::pair<ir::OpKind, std::pair<int64_t, int64_t>>> numberOps;  // Mul or Add, (num, den)
+  std::unordered_set<ExprId> programValues;  // the program's values' expressions, exact
   // The guard rule is on (search/guard.h): exp is built only as
   // exp(s - m) with m a maximum of s over a dim the program maximizes
   // (maxLabels), a running maximum (scan) where the for-loop walks that dim.

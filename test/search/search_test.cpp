@@ -153,3 +153,25 @@ TEST_CASE("allowing unguarded exps, and an input without a guard, fuse as before
   CHECK(fewestGuarded(rb, false) == 1);
   CHECK(rb.stats.rejectedUnguarded == 0);
 }
+
+// Issue 11: 0.044715·h³ of a tanh-GELU is built with the program's own
+// numbers (Context::numberOps); before, no body could build it.
+TEST_CASE("small tanh-GELU of a matmul fuses into one kernel", "[search]") {
+  std::optional<ir::Graph> g = parse::parseString(
+      "graph g { X = input f16[4, 64]\n W = input f16[64, 32]\n G = gelu_tanh(matmul(X, W))\n output G }",
+      "test.mg", std::cerr);
+  REQUIRE(g);
+  search::Result r = run(*g, 20, 1);
+  CHECK(fewestKernels(r) == 1);
+  CHECK(r.stats.pruned > 0);
+}
+
+TEST_CASE("small tanh-GELU MLP needs at most two kernels", "[search]") {
+  std::optional<ir::Graph> g = parse::parseString(
+      "graph m { X = input f16[4, 64]\n W1 = input f16[64, 128]\n W2 = input f16[128, 32]\n"
+      " O = matmul(gelu_tanh(matmul(X, W1)), W2)\n output O }", "test.mg", std::cerr);
+  REQUIRE(g);
+  search::Result r = run(*g, 30, 2);
+  CHECK(fewestKernels(r) <= 2);
+  CHECK(r.stats.pruned > 0);
+}
