@@ -119,8 +119,8 @@ void progressLine(const Run& run, const search::Stats& s) {
 }  // namespace
 
 // The cost model's lower bounds, from its own formula (branch and bound).
-void setCostBounds(const Run& run, search::Options& sopt) {
-  sopt.kernelFloor = [&run](const search::KernelFloor& f) {
+void setCostBounds(const backend::ArchSpec& arch, search::Options& sopt) {
+  sopt.kernelFloor = [arch](const search::KernelFloor& f) {
     thread_local backend::KernelFloor b;  // called per search state: keep the vector's storage
     b.blocks = f.blocks;
     b.forloop = f.forloop;
@@ -131,9 +131,9 @@ void setCostBounds(const Run& run, search::Options& sopt) {
     b.blockMatmulFlops = f.blockMatmulFlops;
     b.tensorCores = f.tensorCores;
     b.blockElements.assign(f.blockElements.begin(), f.blockElements.end());
-    return backend::kernelFloorUs(b, run.arch);
+    return backend::kernelFloorUs(b, arch);
   };
-  sopt.launchesFloor = [&run](int launches, double bytes) { return backend::launchesFloorUs(launches, bytes, run.arch); };
+  sopt.launchesFloor = [arch](int launches, double bytes) { return backend::launchesFloorUs(launches, bytes, arch); };
 }
 
 namespace {
@@ -240,7 +240,7 @@ bool searchOrCache(Run& run) {
   sopt.jobs = jobsFor(opt);
   sopt.seed = opt.seed;
   sopt.cost = cost;
-  setCostBounds(run, sopt);
+  setCostBounds(run.arch, sopt);
   std::mutex mu;
   sopt.onProgress = [&](const search::Stats& s) {
     std::lock_guard lock(mu);

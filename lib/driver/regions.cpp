@@ -116,7 +116,7 @@ bool searchByRegions(Run& run, double budget, const std::function<double(const i
     so.jobs = jobs;
     so.seed = opt.seed;
     so.cost = cost;
-    setCostBounds(run, so);
+    setCostBounds(run.arch, so);
     // A region's search stops early once its best is old: three times as
     // old as it was when found, and at least kRegionQuietSeconds (the best of
     // every decoder-layer region comes within 2 s; a search that ends by
