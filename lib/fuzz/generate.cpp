@@ -1,7 +1,11 @@
 // The program generator (generate.h). A program starts from a motif, the
 // shapes fusion cares about (an MLP, RMSNorm before a linear layer, softmax
-// attention, a matmul chain, or nothing), then grows by random operations on
-// the values made so far, and ends with one or two outputs. Values that feed
+// attention, a matmul chain, RoPE before attention, or nothing), then grows
+// by random operations on the values made so far, and ends with one or two
+// outputs. The layout operators (reshape, slice, concat) are drawn like the
+// others, and a layout result is often read at once by an element-wise
+// operator, a reduction or a matmul, the places where the search has to cut
+// or fuse across it. Values that feed
 // a division, sqrt or rsqrt are made positive first (exp, or square plus a
 // constant), so the input program itself has no poles on random inputs and
 // a difference found later is the pipeline's, not the program's.
@@ -49,20 +53,40 @@ namespace {
 // How the generator uses an operator kind: read from the operator table's
 // category, so a new element-wise or reduction row is fuzzed without an edit
 // here (its operands are made positive where its definedness row asks).
-enum class OpClass { NotDrawn, Unary, Binary, Reduction, Matmul, Transpose };
+enum class OpClass { NotDrawn, Unary, Binary, Reduction, Matmul, Transpose, Reshape, Slice, Concat };
+
+// One case per program layout row, so that a new one does not build until
+// the generator knows how to draw its operands.
+OpClass layoutClass(OpKind k) {
+  switch (k) {
+    case OpKind::Reshape: return OpClass::Reshape;
+    case OpKind::Slice: return OpClass::Slice;
+    case OpKind::Concat: return OpClass::Concat;
+    MIRAGE_CASES_LEAF
+    MIRAGE_CASES_CONTRACTION
+    MIRAGE_CASES_BINARY
+    MIRAGE_CASES_UNARY
+    MIRAGE_CASES_REDUCTION
+    MIRAGE_CASES_LAYOUT
+    MIRAGE_CASES_PROGRAM
+    MIRAGE_CASES_BODY
+    MIRAGE_CASES_SHORTHAND return OpClass::NotDrawn;
+  }
+  return OpClass::NotDrawn;
+}
 
 OpClass classifyKind(OpKind k) {
   switch (ir::opCategory(k)) {
     case ir::OpCategory::Leaf:
     case ir::OpCategory::ProgramLevel:  // the search's output, never in an input program
     case ir::OpCategory::BodyLevel:     // block level only
-    case ir::OpCategory::ProgramLayout:  // reshape/concat/slice: not fuzzed yet
     case ir::OpCategory::Shorthand: return OpClass::NotDrawn;  // drawn expanded (rmsNorm, softmax)
     case ir::OpCategory::Contraction: return OpClass::Matmul;
     case ir::OpCategory::ElementwiseBinary: return OpClass::Binary;
     case ir::OpCategory::ElementwiseUnary: return OpClass::Unary;
     case ir::OpCategory::Reduction: return OpClass::Reduction;
     case ir::OpCategory::Layout: return k == OpKind::Transpose ? OpClass::Transpose : OpClass::NotDrawn;
+    case ir::OpCategory::ProgramLayout: return layoutClass(k);
   }
   return OpClass::NotDrawn;
 }
@@ -86,20 +110,21 @@ class Generator {
   ir::Graph run() {
     static constexpr ir::DType kDTypes[] = {ir::DType::F16, ir::DType::BF16, ir::DType::F32};
     g_.dtype = kDTypes[rng_.below(3)];
-    static const char* const kMotifs[] = {"mlp", "rmsnorm", "attention", "chain", "plain"};
-    int motif = static_cast<int>(rng_.below(5));
+    static const char* const kMotifs[] = {"mlp", "rmsnorm", "attention", "chain", "plain", "rope"};
+    int motif = static_cast<int>(rng_.below(6));
     g_.name = fmt::format("fuzz_{}", kMotifs[motif]);
     switch (motif) {
       case 0: mlp(); break;
       case 1: rmsNormLinear(); break;
       case 2: attention(); break;
       case 3: chain(); break;
+      case 5: ropeAttention(); break;
       default: plain(); break;
     }
     motifEnd_ = pool_.back();
     int extra = static_cast<int>(rng_.below(opt_.maxRandomOps + 1));
     if (motif == 4) extra = std::max(extra, 2);
-    for (int i = 0; i < extra; ++i) randomOp();
+    for (int i = 0; i < extra;) i += std::max(1, randomOp());
     return finish();
   }
 
@@ -126,6 +151,35 @@ class Generator {
     o.dim = dim;
     o.dim1 = dim1;
     o.size = size;
+    return build(std::move(o));
+  }
+  ValueId reshape(ValueId a, Shape shape) {
+    ir::Op o;
+    o.kind = OpKind::Reshape;
+    o.inputs = {a};
+    o.shapeArg = std::move(shape);
+    return build(std::move(o));
+  }
+  ValueId slice(ValueId a, int dim, int64_t start, int64_t end) {
+    ir::Op o;
+    o.kind = OpKind::Slice;
+    o.inputs = {a};
+    o.dim = dim;
+    o.start = start;
+    o.end = end;
+    return build(std::move(o));
+  }
+  // RoPE's rotate_half along `dim` split at h: concat(neg(x[h:]), x[:h]),
+  // or without the neg (a rotation, the plain half swap).
+  ValueId rotate(ValueId x, int dim, int64_t h, bool negate) {
+    int64_t n = shapeOf(x)[static_cast<size_t>(ir::normalizeDim(dim, rankOf(x)))];
+    ValueId hi = slice(x, dim, h, n);
+    if (negate) hi = op(OpKind::Neg, {hi});
+    return op(OpKind::Concat, {hi, slice(x, dim, 0, h)}, dim);
+  }
+
+  ValueId build(ir::Op o) {
+    OpKind kind = o.kind;
     ValueId v = ir::kNoValue;
     if (ir::Error e = ir::addOp(g_, o, nullptr, &v); !e.empty())
       throw std::logic_error(fmt::format("generator: {}: {}", ir::opName(kind), e));
@@ -135,7 +189,12 @@ class Generator {
       case OpClass::Unary: pos = kind == OpKind::Exp || ((kind == OpKind::Sqrt || kind == OpKind::Rsqrt) && p(0)); break;
       case OpClass::Binary: pos = kind != OpKind::Sub && p(0) && p(1); break;
       case OpClass::Reduction: pos = p(0); break;
-      case OpClass::Transpose: pos = p(0); break;
+      case OpClass::Transpose:
+      case OpClass::Reshape:
+      case OpClass::Slice: pos = p(0); break;
+      case OpClass::Concat:
+        pos = std::all_of(o.inputs.begin(), o.inputs.end(), [&](ValueId in) { return isPositive(in); });
+        break;
       case OpClass::Matmul:
       case OpClass::NotDrawn: break;
     }
@@ -226,8 +285,25 @@ class Generator {
     Shape batch = rng_.chance(0.3) ? Shape{extent()} : Shape{};
     int64_t m = extent(), k = extent(false), n = extent(false);
     ValueId x = input(fit(concat(batch, {m, k})));
+    if (rng_.chance(0.15)) {
+      // The activations arrive as two halves joined along the contracted dim.
+      int r = rankOf(x);
+      x = op(OpKind::Concat, {x, input(shapeOf(x))}, r - 1);
+      if (shapeOf(x).back() > opt_.maxInner) x = slice(x, r - 1, 0, opt_.maxInner);
+    }
     k = shapeOf(x).back();
-    ValueId h = op(OpKind::Matmul, {x, input(capLast({k}, n))});
+    ValueId w1;
+    if (rng_.chance(0.2)) {
+      // A fused weight [k, 2n] (gate and up side by side) sliced in half.
+      Shape fused = capLast({k}, 2 * n);
+      n = std::max<int64_t>(1, fused.back() / 2);
+      fused.back() = 2 * n;
+      int64_t at = rng_.chance(0.5) ? 0 : n;
+      w1 = slice(input(fused), 1, at, at + n);
+    } else {
+      w1 = input(capLast({k}, n));
+    }
+    ValueId h = op(OpKind::Matmul, {x, w1});
     n = shapeOf(h).back();
     ValueId a = activation(h);
     if (rng_.chance(0.5)) a = op(OpKind::Mul, {a, op(OpKind::Matmul, {x, input({k, n})})});
@@ -265,6 +341,65 @@ class Generator {
     if (rng_.chance(0.8)) s = op(OpKind::Mul, {s, constant(rng_.chance(0.5) ? 0.125 : 0.25)});
     ValueId p = softmax(s, r - 1);
     op(OpKind::Matmul, {p, input(capLast(concat(batch, {n}), extent()))});
+  }
+
+  // RoPE on Q and K, then softmax attention (small shapes): q·cos +
+  // rotate_half(q)·sin with rotate_half(x) = concat(neg(x[..., d/2:]),
+  // x[..., :d/2]). Q, K and V are inputs, slices of one fused projection,
+  // or heads split out of [m, H·d] by reshape and transpose.
+  void ropeAttention() {
+    static constexpr int64_t kRows[] = {4, 8, 16};
+    static constexpr int64_t kHead[] = {8, 16, 32, 64};
+    int64_t m = kRows[rng_.below(3)], n = kRows[rng_.below(3)], d = kHead[rng_.below(4)];
+    int64_t dv = extent(false);
+    Shape batch;
+    ValueId q, k, v;
+    int variant = static_cast<int>(rng_.below(3));
+    if (variant == 0) {
+      for (int i = 0, nb = 1 + static_cast<int>(rng_.below(2)); i < nb; ++i) batch.push_back(1 + rng_.below(2));
+      q = input(concat(batch, {m, d}));
+      k = input(concat(batch, {n, d}));
+      v = input(capLast(concat(batch, {n}), dv));
+    } else if (variant == 1) {
+      // One projection X·W with W = [Wq Wk Wv]; its result is sliced.
+      batch.push_back(1 + rng_.below(2));
+      n = m;
+      int64_t e = kRows[rng_.below(3)];
+      while (batch[0] * m * 3 * d > 2 * opt_.maxElements) d /= 2;
+      ValueId qkv = op(OpKind::Matmul, {input({batch[0], m, e}), input({e, 3 * d})});
+      q = slice(qkv, 2, 0, d);
+      k = slice(qkv, spellDim(2, 3), d, 2 * d);
+      v = slice(qkv, 2, 2 * d, 3 * d);
+    } else {
+      // Heads: [m, H·d] reshaped to [m, H, d] and transposed to [H, m, d].
+      static constexpr int64_t kHeads[] = {1, 2, 4};
+      int64_t h = kHeads[rng_.below(3)];
+      while (h * std::max(m, n) * d > opt_.maxElements) d /= 2;
+      batch.push_back(h);
+      auto heads = [&](int64_t rows, int64_t width) {
+        Shape t = {rows, h, width};
+        if (rng_.chance(0.4)) t[static_cast<size_t>(rng_.below(3))] = -1;
+        return op(OpKind::Transpose, {reshape(input({rows, h * width}), t)}, 0, 1);
+      };
+      q = heads(m, d);
+      k = heads(n, d);
+      v = heads(n, std::max<int64_t>(1, std::min(dv, opt_.maxElements / (h * n))));
+    }
+    int r = static_cast<int>(batch.size()) + 2;
+    // cos and sin per position, broadcast over the batch; K shares Q's when
+    // the lengths agree.
+    ValueId cq = input({m, d}), sq = input({m, d});
+    ValueId ck = cq, sk = sq;
+    if (n != m || rng_.chance(0.3)) ck = input({n, d}), sk = input({n, d});
+    bool negate = rng_.chance(0.85);
+    auto rope = [&](ValueId x, ValueId c, ValueId sn) {
+      ValueId rot = rotate(x, rng_.chance(0.8) ? r - 1 : -1, d / 2, negate);
+      return op(OpKind::Add, {op(OpKind::Mul, {x, c}), op(OpKind::Mul, {rot, sn})});
+    };
+    ValueId qr = rope(q, cq, sq), kr = rope(k, ck, sk);
+    ValueId s = op(OpKind::Matmul, {qr, op(OpKind::Transpose, {kr}, r - 2, r - 1)});
+    if (rng_.chance(0.8)) s = op(OpKind::Mul, {s, constant(rng_.chance(0.5) ? 0.125 : 0.25)});
+    op(OpKind::Matmul, {softmax(s, r - 1), v});
   }
 
   void chain() {
@@ -327,15 +462,31 @@ class Generator {
     return constant(kConsts[rng_.below(5)]);
   }
 
-  void randomOp() {
+  // One random operation on a recent value; returns how many of the
+  // program's random-operation slots it used (a layout result read at once
+  // by a consumer uses two).
+  int randomOp() {
     static const std::vector<OpKind> kinds = programOperators();
-    OpKind kind = kinds[static_cast<size_t>(rng_.below(static_cast<int64_t>(kinds.size())))];
-    ValueId a = pickValue();
+    // The three layout rows would be a tenth of the draws among some thirty
+    // operators; they are drawn more often, as they are what the search's
+    // segmenting and layout rewrites and codegen's views have to handle.
+    static const std::vector<OpKind> layouts = [] {
+      std::vector<OpKind> l;
+      for (OpKind k : kinds)
+        if (ir::isLayoutOp(k)) l.push_back(k);
+      return l;
+    }();
+    const std::vector<OpKind>& from = rng_.chance(0.15) ? layouts : kinds;
+    OpKind kind = from[static_cast<size_t>(rng_.below(static_cast<int64_t>(from.size())))];
+    return apply(kind, pickValue());
+  }
+
+  int apply(OpKind kind, ValueId a) {
     switch (classifyKind(kind)) {
       case OpClass::Unary:
         if (needsPositive(kind, 0)) a = positive(a);
         op(kind, {a});
-        return;
+        return 1;
       case OpClass::Binary: {
         ValueId b = partner(a);
         bool divisor = needsPositive(kind, 1);
@@ -343,7 +494,7 @@ class Generator {
         if (!divisor && g_.producer(b).kind != OpKind::Const && rng_.chance(0.3)) std::swap(a, b);
         if (divisor && g_.producer(b).kind == OpKind::Const && rng_.chance(0.3)) std::swap(a, b), b = positive(b);
         op(kind, {a, b});
-        return;
+        return 1;
       }
       case OpClass::Reduction: {
         int rank = rankOf(a);
@@ -357,7 +508,7 @@ class Generator {
           if (!divisors.empty()) size = divisors[static_cast<size_t>(rng_.below(static_cast<int64_t>(divisors.size())))];
         }
         op(kind, {a}, dim, 0, size);
-        return;
+        return 1;
       }
       case OpClass::Matmul: {
         if (rankOf(a) < 2) {
@@ -367,7 +518,7 @@ class Generator {
           a = matrices.empty() ? input({extent(), extent(false)})
                                : matrices[static_cast<size_t>(rng_.below(static_cast<int64_t>(matrices.size())))];
         }
-        if (shapeOf(a).back() > opt_.maxInner) return;
+        if (shapeOf(a).back() > opt_.maxInner) return 1;
         const Shape& sa = shapeOf(a);
         int64_t k = sa.back();
         for (ValueId v : pool_) {
@@ -382,27 +533,181 @@ class Generator {
             ValueId r = ir::kNoValue;
             if (ir::addOp(scratch, probe, nullptr, &r).empty() && ir::numElements(scratch.value(r).shape) <= opt_.maxElements) {
               op(OpKind::Matmul, {a, v});
-              return;
+              return 1;
             }
           }
         }
         int64_t rows = ir::numElements(Shape(sa.begin(), sa.end() - 1));
-        int64_t n = std::max<int64_t>(1, std::min(extent(), opt_.maxElements / std::max<int64_t>(1, rows)));
+        int64_t n = std::max<int64_t>(1, std::min({extent(), opt_.maxElements / std::max<int64_t>(1, rows),
+                                                   opt_.maxElements / k}));
         op(OpKind::Matmul, {a, input({k, n})});
-        return;
+        return 1;
       }
       case OpClass::Transpose: {
         int rank = rankOf(a);
-        if (rank < 2) return;
+        if (rank < 2) return 1;
         int d0 = static_cast<int>(rng_.below(rank));
         int d1 = static_cast<int>(rng_.below(rank - 1));
         if (d1 >= d0) ++d1;
         op(kind, {a}, d0, d1);
-        return;
+        return 1;
       }
-      case OpClass::NotDrawn: return;
+      case OpClass::Reshape: return 1 + consume(reshapeOp(a));
+      case OpClass::Slice: return 1 + consume(sliceOp(a));
+      case OpClass::Concat: return 1 + consume(concatOp(a));
+      case OpClass::NotDrawn: return 0;
     }
+    return 0;
   }
+
+  // Often a layout result is read at once by an element-wise operator, a
+  // reduction or a matmul (the consumers a layout rewrite or a segment cut
+  // has to handle); returns the slots used.
+  int consume(ValueId v) {
+    if (v == ir::kNoValue || !rng_.chance(0.6)) return 0;
+    static const std::vector<std::vector<OpKind>> consumers = [] {
+      std::vector<std::vector<OpKind>> c(4);
+      for (OpKind k : programOperators()) switch (classifyKind(k)) {
+          case OpClass::Unary: c[0].push_back(k); break;
+          case OpClass::Binary: c[1].push_back(k); break;
+          case OpClass::Reduction: c[2].push_back(k); break;
+          case OpClass::Matmul: c[3].push_back(k); break;
+          case OpClass::Transpose:
+          case OpClass::Reshape:
+          case OpClass::Slice:
+          case OpClass::Concat:
+          case OpClass::NotDrawn: break;
+        }
+      return c;
+    }();
+    const std::vector<OpKind>& kinds = consumers[static_cast<size_t>(rng_.below(4))];
+    return apply(kinds[static_cast<size_t>(rng_.below(static_cast<int64_t>(kinds.size())))], v);
+  }
+
+  // A dim as the text may spell it: sometimes counted from the end.
+  int spellDim(int d, int rank) { return rng_.chance(0.2) ? d - rank : d; }
+
+  // reshape: two neighbouring dims merged, one dim split in two (or a unit
+  // dim inserted), or the elements regrouped into a new rank; sometimes
+  // with one extent written as -1.
+  ValueId reshapeOp(ValueId a) {
+    const Shape s = shapeOf(a);
+    int r = rankOf(a);
+    Shape t;
+    int mode = static_cast<int>(rng_.below(3));
+    if (mode == 0 && r >= 2) {
+      size_t i = static_cast<size_t>(rng_.below(r - 1));
+      t = s;
+      t[i] *= t[i + 1];
+      t.erase(t.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+    } else if (mode <= 1 && r < ir::kMaxRank) {
+      size_t i = static_cast<size_t>(rng_.below(r));
+      std::vector<int64_t> f = divisors(s[i]);
+      t = s;
+      if (f.empty()) {
+        t.insert(t.begin() + static_cast<std::ptrdiff_t>(i) + rng_.below(2), 1);
+      } else {
+        int64_t x = f[static_cast<size_t>(rng_.below(static_cast<int64_t>(f.size())))];
+        t[i] = s[i] / x;
+        t.insert(t.begin() + static_cast<std::ptrdiff_t>(i) + 1, x);
+      }
+    } else {
+      int64_t left = ir::numElements(s);
+      int q = 1 + static_cast<int>(rng_.below(ir::kMaxRank));
+      for (int i = 0; i + 1 < q; ++i) {
+        std::vector<int64_t> f = divisors(left);
+        int64_t x = f.empty() || rng_.chance(0.15) ? 1 : f[static_cast<size_t>(rng_.below(static_cast<int64_t>(f.size())))];
+        t.push_back(x);
+        left /= x;
+      }
+      t.push_back(left);
+    }
+    if (rng_.chance(0.35)) t[static_cast<size_t>(rng_.below(static_cast<int64_t>(t.size())))] = -1;
+    return reshape(a, t);
+  }
+  static std::vector<int64_t> divisors(int64_t n) {
+    std::vector<int64_t> f;
+    for (int64_t x = 2; x < n && x <= 64; ++x)
+      if (n % x == 0) f.push_back(x);
+    return f;
+  }
+
+  // A range [start, end) of an extent n >= 2: often one half, else any
+  // non-empty range (the whole extent included).
+  std::pair<int64_t, int64_t> range(int64_t n) {
+    if (n >= 2 && rng_.chance(0.4)) {
+      int64_t h = n / 2;
+      return rng_.chance(0.5) ? std::pair<int64_t, int64_t>{0, h} : std::pair<int64_t, int64_t>{h, n};
+    }
+    int64_t start = rng_.below(n);
+    return {start, start + 1 + rng_.below(n - start)};
+  }
+
+  // slice along any dim of extent >= 2, the last one more often.
+  ValueId sliceOp(ValueId a) {
+    const Shape s = shapeOf(a);
+    int r = rankOf(a);
+    std::vector<int> dims;
+    for (int d = 0; d < r; ++d)
+      if (s[static_cast<size_t>(d)] >= 2) dims.push_back(d);
+    if (dims.empty()) return ir::kNoValue;
+    int d = s.back() >= 2 && rng_.chance(0.4) ? r - 1 : dims[static_cast<size_t>(rng_.below(static_cast<int64_t>(dims.size())))];
+    auto [start, end] = range(s[static_cast<size_t>(d)]);
+    return slice(a, spellDim(d, r), start, end);
+  }
+
+  // concat of two or three values whose other dims are equal: a's
+  // rotate_half (with or without the neg), a beside a slice (or the neg of
+  // a slice) of itself, or a beside another value of the pool or a fresh
+  // input; the result holds at most twice maxElements.
+  ValueId concatOp(ValueId a) {
+    const Shape s = shapeOf(a);
+    int r = rankOf(a);
+    int d = rng_.chance(0.5) ? r - 1 : static_cast<int>(rng_.below(r));
+    int64_t n = s[static_cast<size_t>(d)];
+    int64_t other = ir::numElements(s) / n;  // elements per index of dim d
+    int64_t room = 2 * opt_.maxElements / other - n;  // extent along d the other parts may add
+    int mode = static_cast<int>(rng_.below(3));
+    if (mode == 0 && n >= 2) {
+      int64_t h = n % 2 == 0 && rng_.chance(0.7) ? n / 2 : 1 + rng_.below(n - 1);
+      return rotate(a, spellDim(d, r), h, rng_.chance(0.6));
+    }
+    std::vector<ValueId> parts = {a};
+    int count = rng_.chance(0.3) ? 3 : 2;
+    for (int i = 1; i < count; ++i) {
+      ValueId p = ir::kNoValue;
+      if (mode == 1 && n >= 2) {
+        auto [start, end] = range(n);
+        if (end - start <= room) {
+          p = slice(a, d, start, end);
+          if (rng_.chance(0.3)) p = op(OpKind::Neg, {p});
+        }
+      }
+      if (p == ir::kNoValue) {
+        std::vector<ValueId> fits;
+        for (ValueId v : pool_) {
+          const Shape& sv = shapeOf(v);
+          if (rankOf(v) != r || sv[static_cast<size_t>(d)] > room) continue;
+          bool same = true;
+          for (int k = 0; k < r; ++k) same = same && (k == d || sv[static_cast<size_t>(k)] == s[static_cast<size_t>(k)]);
+          if (same) fits.push_back(v);
+        }
+        if (!fits.empty() && rng_.chance(0.5)) {
+          p = fits[static_cast<size_t>(rng_.below(static_cast<int64_t>(fits.size())))];
+        } else if (room >= 1 && other <= opt_.maxElements) {
+          Shape t = s;
+          t[static_cast<size_t>(d)] = std::max<int64_t>(1, std::min({extent(), room, opt_.maxElements / other}));
+          p = input(t);
+        }
+      }
+      if (p == ir::kNoValue) break;
+      room -= shapeOf(p)[static_cast<size_t>(d)];
+      parts.insert(parts.begin() + rng_.below(static_cast<int64_t>(parts.size()) + 1), p);
+    }
+    if (parts.size() < 2) return ir::kNoValue;
+    return op(OpKind::Concat, parts, spellDim(d, r));
+  }
+
 
   ir::Graph finish() {
     // The newest operation result is the first output; sometimes a second
@@ -417,8 +722,16 @@ class Generator {
     for (const ir::Op& o : g_.ops)
       for (ValueId in : o.inputs) used[static_cast<size_t>(in)] = 1;
     // The motif's result stays in the program even when the random
-    // operations went elsewhere.
-    if (motifEnd_ != results.back() && g_.producer(motifEnd_).kind != OpKind::Input && !used[static_cast<size_t>(motifEnd_)])
+    // operations went elsewhere (also when they read it on a branch that
+    // the first output does not need).
+    std::vector<char> needed(g_.values.size(), 0);
+    needed[static_cast<size_t>(results.back())] = 1;
+    for (size_t i = g_.ops.size(); i-- > 0;) {
+      const ir::Op& o = g_.ops[i];
+      if (!o.results.empty() && needed[static_cast<size_t>(o.results[0])])
+        for (ValueId in : o.inputs) needed[static_cast<size_t>(in)] = 1;
+    }
+    if (g_.producer(motifEnd_).kind != OpKind::Input && !needed[static_cast<size_t>(motifEnd_)])
       edit.outputs.push_back(motifEnd_);
     else if (results.size() > 2 && rng_.chance(0.3)) {
       for (size_t i = results.size() - 1; i-- > 0;)

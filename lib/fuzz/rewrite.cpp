@@ -14,6 +14,31 @@ namespace mirage::fuzz {
 using ir::OpKind;
 using ir::ValueId;
 
+namespace {
+
+// The attributes of a layout op follow an edit: reshape's extents are
+// renamed as the inputs' are, and a slice keeps its place in proportion to
+// its operand's new extent (the halves of a rotate_half stay halves).
+template <class MapExtent>
+void followExtents(const ir::Graph& src, const ir::Op& op, const ir::Graph& g, ir::Op& copy,
+                   const MapExtent& mapExtent) {
+  copy.shapeArg = op.shapeArg;
+  for (int64_t& x : copy.shapeArg)
+    if (x > 0) x = mapExtent(x);
+  copy.start = op.start;
+  copy.end = op.end;
+  if (op.kind != OpKind::Slice) return;
+  const ir::Shape& before = src.value(op.inputs[0]).shape;
+  const ir::Shape& after = g.value(copy.inputs[0]).shape;
+  size_t d = static_cast<size_t>(op.dim);
+  if (d >= before.size() || d >= after.size() || before[d] == after[d]) return;  // the builder judges
+  int64_t was = before[d], now = after[d];
+  copy.start = op.start * now / was;
+  copy.end = std::min(now, std::max(copy.start + 1, (op.end * now + was - 1) / was));
+}
+
+}  // namespace
+
 std::optional<ir::Graph> rebuild(const ir::Graph& src, const Edit& edit, std::string* why) {
   auto fail = [&](const std::string& message) -> std::optional<ir::Graph> {
     if (why) *why = message;
@@ -94,11 +119,21 @@ std::optional<ir::Graph> rebuild(const ir::Graph& src, const Edit& edit, std::st
       if (m == ir::kNoValue) return fail("rebuild: an operand was not rebuilt");
       copy.inputs.push_back(m);
     }
+    followExtents(src, op, g, copy, mapExtent);
     ValueId nv = ir::kNoValue;
     std::string name;
     if (std::find(outputs.begin(), outputs.end(), r) != outputs.end())
       name = outputNames.count(r) ? outputNames[r] : val.name;
-    if (ir::Error e = ir::addOp(g, std::move(copy), nullptr, &nv, name); !e.empty()) return fail(e);
+    ir::Error e = ir::addOp(g, copy, nullptr, &nv, name);
+    // A reshape whose operand's extents changed: the same shape with one
+    // extent inferred, the first choice the builder accepts.
+    bool inferred = std::find(copy.shapeArg.begin(), copy.shapeArg.end(), -1) != copy.shapeArg.end();
+    for (size_t i = 0; !e.empty() && copy.kind == OpKind::Reshape && !inferred && i < copy.shapeArg.size(); ++i) {
+      ir::Op retry = copy;
+      retry.shapeArg[i] = -1;
+      if (ir::addOp(g, retry, nullptr, &nv, name).empty()) e.clear();
+    }
+    if (!e.empty()) return fail(e);
     map[static_cast<size_t>(r)] = nv;
   }
   std::set<ValueId> seen;

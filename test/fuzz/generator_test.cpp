@@ -79,7 +79,7 @@ TEST_CASE("the operators drawn are exactly the program-level ones of the OpKind 
   std::set<ir::OpKind> drawn(ops.begin(), ops.end());
   for (ir::OpKind kind : ir::allOpKinds()) {
     bool programLevel = ir::isElementwiseUnary(kind) || ir::isElementwiseBinary(kind) || ir::isReduction(kind) ||
-                        kind == ir::OpKind::Matmul || kind == ir::OpKind::Transpose;
+                        kind == ir::OpKind::Matmul || kind == ir::OpKind::Transpose || ir::isLayoutOp(kind);
     INFO(ir::opName(kind));
     CHECK(drawn.count(kind) == (programLevel ? 1u : 0u));
   }
