@@ -238,3 +238,35 @@ TEST_CASE("the shrinker's rebuild keeps slices and reshapes legal when extents s
   CHECK(ranges == std::vector<std::pair<int64_t, int64_t>>{{4, 8}, {0, 4}});
   CHECK(small->value(small->outputs[0]).shape == ir::Shape{4, 8});
 }
+
+TEST_CASE("layout programs pass the whole oracle chain (a short fuzz run)") {
+  // The first programs with layout ops of a fixed run seed, through
+  // mirage-opt with the search (half a second each), the second verifier,
+  // the interpreter, float64 and the .cu on the CPU shim, each in a forked
+  // child as mirage-fuzz runs them. Longer runs: mirage-fuzz (label slow).
+  auto start = std::chrono::steady_clock::now();
+  std::set<OpKind> kinds;
+  int ran = 0, kernels = 0, rope = 0;
+  for (uint64_t i = 0; ran < 6 && i < 100; ++i) {
+    uint64_t seed = fuzz::caseSeed(7, i);
+    ir::Graph g = fuzz::generateProgram(seed);
+    if (!hasLayout(g)) continue;
+    // One RoPE attention at most: its search is the slowest.
+    if (g.name == "fuzz_rope" && rope++ > 0) continue;
+    ++ran;
+    for (const ir::Op& op : g.ops)
+      if (ir::isLayoutOp(op.kind)) kinds.insert(op.kind);
+    fuzz::CaseOptions opt;
+    opt.seed = seed;
+    opt.optTimeLimit = 0.5;
+    fuzz::CaseResult r = fuzz::runIsolated([&] { return fuzz::runCase(g, opt); }, 120);
+    INFO(ir::printGraph(g) << r.detail);
+    CHECK(fuzz::failureLabel(r.failure) == "none");
+    kernels += r.candidateHasKernels;
+  }
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  INFO(ran << " programs in " << seconds << " s, " << kernels << " with custom kernels chosen");
+  CHECK(ran == 6);
+  CHECK(kinds == std::set<OpKind>{OpKind::Reshape, OpKind::Concat, OpKind::Slice});
+  CHECK(kernels >= 1);
+}

@@ -45,8 +45,9 @@ int countStatements(const ir::Graph& g);
 
 // The pre-defined operators the generator draws from, in OpKind order:
 // every kind usable at program level (matmul, the element-wise operators,
-// the reductions, transpose). Found by walking the OpKind range, so a new
-// operator is fuzzed as soon as classifyKind knows its class.
+// the reductions, transpose, and the layout operators reshape, concat and
+// slice). Found by walking the OpKind range, so a new operator is fuzzed as
+// soon as classifyKind knows its class.
 std::vector<ir::OpKind> programOperators();
 
 }  // namespace mirage::fuzz
