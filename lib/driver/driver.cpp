@@ -97,9 +97,15 @@ bool chooseDevice(Run& run, CandidateTimer* injected) {
 double searchBudget(const Run& run) {
   if (run.opt.timeLimitSeconds <= 0) return kDefaultSearchSeconds;  // a ceiling: completion ends the search first
   // Leave a quarter of the limit (at least 0.3 s) for lowering and writing,
-  // and with a GPU 40% (measuring a candidate takes a second or two).
+  // and with a GPU 40% (measuring a candidate takes a second or two). NVRTC
+  // compiles the written program, which may be the input lowered: about
+  // 0.06 s of CPU per launch, 0.13 s of wall time on a busy machine
+  // (decoder_layer.mg's 26 launches: 1.5 s of CPU, 3.4 s), so a large
+  // program keeps more.
+  constexpr double kCompileSecondsPerLaunch = 0.15;
   double left = run.opt.timeLimitSeconds - since(run.start);
-  double keep = (run.gpu ? 0.4 : 0.25) * run.opt.timeLimitSeconds;
+  double keep = std::max((run.gpu ? 0.4 : 0.25) * run.opt.timeLimitSeconds,
+                         kCompileSecondsPerLaunch * ir::countKernels(run.program));
   return std::max(0.05, left - std::max(0.3, keep));
 }
 
