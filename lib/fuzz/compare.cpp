@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "mirage/fuzz/generate.h"
 #include "mirage/interp/rounding.h"
 
 namespace mirage::fuzz {
@@ -26,6 +27,23 @@ std::vector<interp::Tensor> familyInputs(const ir::Graph& program, const InputFa
     inputs.push_back(std::move(t));
   }
   return inputs;
+}
+
+std::vector<interp::Tensor> nudgedInputs(const std::vector<interp::Tensor>& inputs, ir::DType dtype, uint64_t seed) {
+  std::vector<interp::Tensor> out = inputs;
+  Rng rng(seed ^ 0x6e756467ULL);
+  double eps = dtypeEpsilon(dtype);
+  for (interp::Tensor& t : out)
+    for (float& x : t.data) {
+      // One unit in the last place of x's binade, [2^(e-1), 2^e): x plus or
+      // minus it is representable in the dtype.
+      int e = 0;
+      std::frexp(static_cast<double>(x), &e);
+      double ulp = std::ldexp(eps, e - 1);
+      bool up = rng.chance(0.5);
+      if (x != 0) x = interp::roundToDType(static_cast<float>(static_cast<double>(x) + (up ? ulp : -ulp)), dtype);
+    }
+  return out;
 }
 
 double dtypeEpsilon(ir::DType dtype) {

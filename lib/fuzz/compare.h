@@ -29,6 +29,18 @@ std::vector<InputFamily> inputFamilies(ir::DType dtype);
 // input name), rounded to the program dtype.
 std::vector<interp::Tensor> familyInputs(const ir::Graph& program, const InputFamily& family, uint64_t seed);
 
+// The inputs moved by one unit of the dtype's precision each, up or down at
+// random (deterministic in seed), rounded to the dtype. The input program's
+// error on them, against the float64 value at the unmoved inputs, says how
+// much its outputs depend on rounding at all: where two softmax scores at a
+// large magnitude are closer than the dtype's precision, any rounding may
+// flip which one wins, and a candidate that rounds elsewhere is not worse
+// for landing on the other one.
+std::vector<interp::Tensor> nudgedInputs(const std::vector<interp::Tensor>& inputs, ir::DType dtype, uint64_t seed);
+// How many nudges (seeds) the numerics check tries before it calls a
+// candidate worse.
+inline constexpr int kNudges = 8;
+
 // 2^-10 (f16), 2^-7 (bf16), 2^-23 (f32).
 double dtypeEpsilon(ir::DType dtype);
 

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "compare.h"
+#include "mirage/interp/rounding.h"
 
 using namespace mirage;
 
@@ -57,4 +58,28 @@ TEST_CASE("relative error against float64") {
   CHECK(fuzz::relativeError(tensor({1.0f, 2.5f}), ref({1.0, 2.0})) == Approx(0.25));
   CHECK(std::isinf(fuzz::relativeError(tensor({INFINITY, 2.0f}), ref({1.0, 2.0}))));
   CHECK(fuzz::relativeError(tensor({0.5f}), ref({0.0})) == Approx(0.5));  // absolute when the reference is 0
+}
+
+TEST_CASE("nudged inputs move each element by one unit of the dtype, deterministically") {
+  for (ir::DType dtype : {ir::DType::F16, ir::DType::BF16, ir::DType::F32}) {
+    INFO(ir::dtypeName(dtype));
+    std::vector<interp::Tensor> in = {tensor({1.0f, -3.0f, 0.0f, 1000.0f, 0.375f, -0.01f})};
+    for (float& x : in[0].data) x = interp::roundToDType(x, dtype);
+    auto a = fuzz::nudgedInputs(in, dtype, 5);
+    auto b = fuzz::nudgedInputs(in, dtype, 5);
+    auto c = fuzz::nudgedInputs(in, dtype, 6);
+    CHECK(a[0].data == b[0].data);
+    CHECK(a[0].data != c[0].data);
+    double eps = fuzz::dtypeEpsilon(dtype);
+    for (size_t i = 0; i < in[0].data.size(); ++i) {
+      float x = in[0].data[i], y = a[0].data[i];
+      CHECK(interp::roundToDType(y, dtype) == y);  // representable
+      if (x == 0) {
+        CHECK(y == 0);
+        continue;
+      }
+      CHECK(y != x);  // moved...
+      CHECK(std::fabs(y - x) <= eps * std::fabs(x));  // ...by one unit in the last place
+    }
+  }
 }

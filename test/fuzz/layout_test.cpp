@@ -9,7 +9,6 @@
 // and a short run of the whole oracle chain passes on layout programs.
 #include <catch2/catch.hpp>
 
-#include <chrono>
 #include <cmath>
 #include <map>
 #include <set>
@@ -239,34 +238,45 @@ TEST_CASE("the shrinker's rebuild keeps slices and reshapes legal when extents s
   CHECK(small->value(small->outputs[0]).shape == ir::Shape{4, 8});
 }
 
-TEST_CASE("layout programs pass the whole oracle chain (a short fuzz run)") {
-  // The first programs with layout ops of a fixed run seed, through
-  // mirage-opt with the search (half a second each), the second verifier,
-  // the interpreter, float64 and the .cu on the CPU shim, each in a forked
-  // child as mirage-fuzz runs them. Longer runs: mirage-fuzz (label slow).
-  auto start = std::chrono::steady_clock::now();
+namespace {
+
+// The first `count` programs with layout ops of run seed `runSeed`, through
+// mirage-opt with the search (`seconds` each), the second verifier, the
+// interpreter, float64 and the .cu on the CPU shim, each in a forked child
+// as mirage-fuzz runs them; at most `maxRope` RoPE attentions (their search
+// is the slowest).
+void layoutChain(uint64_t runSeed, int count, double seconds, int maxRope) {
   std::set<OpKind> kinds;
   int ran = 0, kernels = 0, rope = 0;
-  for (uint64_t i = 0; ran < 6 && i < 100; ++i) {
-    uint64_t seed = fuzz::caseSeed(7, i);
+  for (uint64_t i = 0; ran < count && i < 50 * static_cast<uint64_t>(count); ++i) {
+    uint64_t seed = fuzz::caseSeed(runSeed, i);
     ir::Graph g = fuzz::generateProgram(seed);
     if (!hasLayout(g)) continue;
-    // One RoPE attention at most: its search is the slowest.
-    if (g.name == "fuzz_rope" && rope++ > 0) continue;
+    if (g.name == "fuzz_rope" && rope++ >= maxRope) continue;
     ++ran;
     for (const ir::Op& op : g.ops)
       if (ir::isLayoutOp(op.kind)) kinds.insert(op.kind);
     fuzz::CaseOptions opt;
     opt.seed = seed;
-    opt.optTimeLimit = 0.5;
+    opt.optTimeLimit = seconds;
     fuzz::CaseResult r = fuzz::runIsolated([&] { return fuzz::runCase(g, opt); }, 120);
     INFO(ir::printGraph(g) << r.detail);
     CHECK(fuzz::failureLabel(r.failure) == "none");
     kernels += r.candidateHasKernels;
   }
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  INFO(ran << " programs in " << seconds << " s, " << kernels << " with custom kernels chosen");
-  CHECK(ran == 6);
+  CHECK(ran == count);
   CHECK(kinds == std::set<OpKind>{OpKind::Reshape, OpKind::Concat, OpKind::Slice});
   CHECK(kernels >= 1);
+}
+
+}  // namespace
+
+TEST_CASE("layout programs pass the whole oracle chain (a short fuzz run)") {
+  // About 10 s on the 2-core machine. Longer: the [slow] test below, and
+  // mirage-fuzz itself.
+  layoutChain(7, 6, 0.5, 1);
+}
+
+TEST_CASE("layout programs pass the whole oracle chain (a longer fuzz run)", "[slow][layout]") {
+  layoutChain(8, 40, 2, 10);
 }
