@@ -5,10 +5,10 @@
 // outputs. The layout operators (reshape, slice, concat) are drawn like the
 // others, and a layout result is often read at once by an element-wise
 // operator, a reduction or a matmul, the places where the search has to cut
-// or fuse across it. Values that feed
-// a division, sqrt or rsqrt are made positive first (exp, or square plus a
-// constant), so the input program itself has no poles on random inputs and
-// a difference found later is the pipeline's, not the program's.
+// or fuse across it. Values that feed a division, sqrt or rsqrt are made
+// positive first (exp, or square plus a constant), so the input program
+// itself has no poles on random inputs and a difference found later is the
+// pipeline's, not the program's.
 #include "mirage/fuzz/generate.h"
 
 #include <fmt/format.h>
