@@ -125,11 +125,13 @@ std::optional<ir::Graph> rebuild(const ir::Graph& src, const Edit& edit, std::st
     if (std::find(outputs.begin(), outputs.end(), r) != outputs.end())
       name = outputNames.count(r) ? outputNames[r] : val.name;
     ir::Error e = ir::addOp(g, copy, nullptr, &nv, name);
-    // A reshape whose operand's extents changed: the same shape with one
-    // extent inferred, the first choice the builder accepts.
-    bool inferred = std::find(copy.shapeArg.begin(), copy.shapeArg.end(), -1) != copy.shapeArg.end();
-    for (size_t i = 0; !e.empty() && copy.kind == OpKind::Reshape && !inferred && i < copy.shapeArg.size(); ++i) {
+    // A reshape whose operand's extents changed: its result shape (extents
+    // renamed) with one extent inferred, the first choice the builder
+    // accepts.
+    for (size_t i = 0; !e.empty() && copy.kind == OpKind::Reshape && i < val.shape.size(); ++i) {
       ir::Op retry = copy;
+      retry.shapeArg = val.shape;
+      for (int64_t& x : retry.shapeArg) x = mapExtent(x);
       retry.shapeArg[i] = -1;
       if (ir::addOp(g, retry, nullptr, &nv, name).empty()) e.clear();
     }

@@ -21,6 +21,7 @@
 #include "mirage/ir/check.h"
 #include "mirage/ir/printer.h"
 #include "mirage/parse/parser.h"
+#include "mirage/fuzz/shrink.h"
 #include "rewrite.h"
 
 using namespace mirage;
@@ -279,4 +280,37 @@ TEST_CASE("layout programs pass the whole oracle chain (a short fuzz run)") {
 
 TEST_CASE("layout programs pass the whole oracle chain (a longer fuzz run)", "[slow][layout]") {
   layoutChain(8, 40, 2, 10);
+}
+
+TEST_CASE("a synthetic failure in a layout op shrinks to that one op, with every extent cut down") {
+  auto has = [](const ir::Graph& g, OpKind k) {
+    for (const ir::Op& op : g.ops)
+      if (op.kind == k) return true;
+    return false;
+  };
+  for (OpKind culprit : {OpKind::Slice, OpKind::Concat, OpKind::Reshape}) {
+    INFO(ir::opName(culprit));
+    int shrunk = 0;
+    for (uint64_t seed = 0; seed < 300 && shrunk < 4; ++seed) {
+      ir::Graph g = fuzz::generateProgram(fuzz::caseSeed(9, seed));
+      if (!has(g, culprit) || fuzz::countStatements(g) < 6) continue;
+      ++shrunk;
+      auto test = [&](const ir::Graph& p) {
+        REQUIRE(ir::checkProgram(p).empty());
+        return has(p, culprit) ? fuzz::Failure::Crash : fuzz::Failure::None;
+      };
+      fuzz::ShrinkStats st;
+      ir::Graph small = fuzz::shrink(g, fuzz::Failure::Crash, test, 800, &st);
+      INFO(ir::printGraph(g) << "shrunk to\n" << ir::printGraph(small) << "in " << st.tests << " tests");
+      CHECK(has(small, culprit));
+      CHECK(fuzz::countStatements(small) == 1);
+      // Extents shrink through the op: a slice's range and a reshape's
+      // shape follow (every input extent ends at 1), and a concat joins
+      // two or three extents of 1.
+      for (ir::ValueId in : small.inputs)
+        for (int64_t e : small.value(in).shape) CHECK(e == 1);
+      CHECK(ir::numElements(small.value(small.outputs[0]).shape) <= 3);
+    }
+    CHECK(shrunk == 4);
+  }
 }
