@@ -1,6 +1,8 @@
 // The enumerator: kernel configurations and block-level bodies, extended in
 // canonical order while every new tile's abstract expression stays a
 // subexpression of an output (docs/search.md, "The space" and "Pruning").
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -166,6 +168,13 @@ class BodySearch {
     vals_.reserve(most);
     ops_.reserve(most);
     initBound();
+    if (final_) {
+      present_.reserve(most);
+      for (const Tensor& t : plan_.tensors) {
+        tensorAtoms_ |= ctx_.neededAtomsOf(t.expr);
+        tensorClasses_ |= ctx_.targetClassesOf(t.expr);
+      }
+    }
   }
 
   void run() {
@@ -194,6 +203,11 @@ class BodySearch {
   std::vector<BodyOp> ops_;
   std::vector<int> tiled_;  // per tensor: its tile's value, or -1
   uint64_t stateHash_ = 0;
+  // Needed atoms and target classes (Context::neededAtoms) that the plan's
+  // tensors have, and per body value those that it and the values before
+  // it have: what a completion of this state no longer needs to build.
+  uint64_t tensorAtoms_ = 0, tensorClasses_ = 0;
+  std::vector<std::pair<uint64_t, uint64_t>> present_;
   // state -> the (operators, discrepancies) left it was explored with
   std::unordered_map<uint64_t, std::pair<int, int>> seen_;
 
@@ -613,6 +627,10 @@ class BodySearch {
       if (op.arg < 64) tileMask_ |= uint64_t{1} << op.arg;
     }
     stateHash_ += mix(v.sig);
+    if (final_) {
+      auto [atoms, classes] = present_.empty() ? std::make_pair(tensorAtoms_, tensorClasses_) : present_.back();
+      present_.push_back({atoms | ctx_.neededAtomsOf(v.expr), classes | ctx_.targetClassesOf(v.expr)});
+    }
     ops_.push_back(op);
     vals_.push_back(std::move(v));
   }
@@ -626,6 +644,7 @@ class BodySearch {
       if (op.arg < 64) tileMask_ &= ~(uint64_t{1} << op.arg);
     }
     stateHash_ -= mix(vals_.back().sig);
+    if (final_) present_.pop_back();
     ops_.pop_back();
     vals_.pop_back();
   }
@@ -936,8 +955,45 @@ class BodySearch {
     if (second) pop();
   }
 
+  // The moves every completion of this (last) kernel must still make, at
+  // least (each costs at least one of the body's operators): one per
+  // needed atom no value or tensor has yet (each such operator creates one
+  // atom), and one per target class no value equals yet, except a class
+  // that is itself a missing atom (its operator may be the atom's); and
+  // half the dead values.
+  int operatorsStillNeeded() const {
+    auto [atoms, classes] = present_.empty() ? std::make_pair(tensorAtoms_, tensorClasses_) : present_.back();
+    const uint64_t missingAtoms = ~atoms & ((uint64_t{1} << ctx_.neededAtoms.size()) - 1);
+    int n = std::popcount(missingAtoms);
+    for (int c = 0; c < ctx_.targetClasses && c < 63; ++c) {
+      if (classes & (uint64_t{1} << c)) continue;
+      const int a = ctx_.atomOfClass[static_cast<size_t>(c)];
+      if (a >= 0 && (missingAtoms & (uint64_t{1} << a))) continue;
+      ++n;
+    }
+    // An emitted body has no dead value (tryComplete): every value that no
+    // operator reads and that equals no target must be read by an operator
+    // still to come, and one move reads at most two values that exist
+    // before it (the guard's composite moves and the two-step fixes read
+    // one, their hidden values are read inside the move).
+    int dead = 0;
+    for (size_t i = 0; i < vals_.size(); ++i) {
+      const BVal& v = vals_[i];
+      if (v.uses > 0 || v.hidden) continue;
+      if (ctx_.targetClassesOf(v.expr) != 0) continue;
+      ++dead;
+    }
+    return std::max(n, (dead + 1) / 2);
+  }
+
   void dfs(int depthLeft) {
     if (ctx_.stopped()) return;
+    // No completion within the operators left (docs/search.md, "Needed
+    // operators"): not a bound, the subtree emits nothing.
+    if (final_ && ctx_.pruneUnreachable && !ctx_.bruteForce && operatorsStillNeeded() > std::max(0, depthLeft)) {
+      ++ctx_.stats.pruned;
+      return;
+    }
     if (overBound()) {
       ++ctx_.stats.prunedByBound;
       return;
@@ -1261,8 +1317,69 @@ class BodySearch {
     done.kernels.push_back(std::move(k));
     if (canBound_) done.floorUs = stateFloor();
     ++ctx_.stats.templates;
+    ++ctx_.templatesEver;
     ctx_.emit(done);
     return true;
+  }
+
+  // What the search of the kernels after a closed one depends on besides
+  // the closed floor and the discrepancies left: the plan's tensors (shape,
+  // labels, expression, producer, the maxima they carry, the bytes a
+  // kernel saved them with), which tensors the closed kernels read, the
+  // grid labels that partial labels count, and how many kernels the plan
+  // has (Context::beaten). The closed kernels' bodies are not part of it.
+  std::string restKey() const {
+    std::string key = fmt::format("n{}|k{}|", ctx_.planKernels, kernelsLeft_ - 1);
+    for (const Tensor& t : plan_.tensors) {
+      bool f32 = false;
+      if (t.kernel >= 0) {
+        const KernelTemplate& k = plan_.kernels[static_cast<size_t>(t.kernel)];
+        f32 = static_cast<size_t>(t.index) < k.savedF32.size() && k.savedF32[static_cast<size_t>(t.index)];
+      }
+      key += fmt::format("T{},{},{},{},{}:", t.expr, t.kernel, t.index, t.maxTensor, f32 ? 4 : 0);
+      for (size_t d = 0; d < t.shape.size(); ++d) key += fmt::format("{}/{},", t.labels[d], t.shape[d]);
+    }
+    std::vector<char> read(plan_.tensors.size(), 0);
+    for (const KernelTemplate& k : plan_.kernels)
+      for (int a : k.args) read[static_cast<size_t>(a)] = 1;
+    key += "R";
+    for (char r : read) key += r ? '1' : '0';
+    for (size_t p = 1; p < plan_.partialAxis.size(); ++p) {
+      auto [pk, pa] = plan_.partialAxis[p];
+      key += fmt::format("|P{}", plan_.kernels[static_cast<size_t>(pk)].grid[static_cast<size_t>(pa)].label);
+    }
+    return key;
+  }
+
+  // Searches the kernels after the one just closed, unless the same search
+  // emitted nothing before with a closed floor no higher and at least as
+  // many discrepancies left: every state it would prune by bound was
+  // pruned then (the best only improves, the floors only rise), every
+  // other state is one it visited then, so it would emit nothing now.
+  // Where that search refused a move for its budget, or ran with more
+  // budget, the skip counts as a refused move (the saturated-pass rule of
+  // search.cpp must not take this pass for complete).
+  void searchRest() {
+    if (!bounding_ || ctx_.bruteForce || !ctx_.skipBarren) {
+      searchKernels(ctx_, plan_, kernelsLeft_ - 1, discLeft_, -1);
+      return;
+    }
+    std::string key = restKey();
+    if (auto it = ctx_.barren.find(key); it != ctx_.barren.end() &&
+                                         it->second.closedFloorUs <= ctx_.closedFloorUs &&
+                                         it->second.discrepancies >= discLeft_) {
+      if (it->second.deferred || it->second.discrepancies > discLeft_) ++ctx_.deferredEver;
+      ++ctx_.stats.duplicates;
+      return;
+    }
+    const int64_t templatesBefore = ctx_.templatesEver, deferredBefore = ctx_.deferredEver;
+    searchKernels(ctx_, plan_, kernelsLeft_ - 1, discLeft_, -1);
+    if (ctx_.templatesEver != templatesBefore || ctx_.stopped()) return;
+    if (ctx_.barren.size() > 100000) ctx_.barren.clear();  // bounded memory
+    const Context::BarrenSearch now{ctx_.closedFloorUs, discLeft_, ctx_.deferredEver != deferredBefore};
+    auto [it, inserted] = ctx_.barren.emplace(std::move(key), now);
+    // Of two records neither of which covers the other, the newer is kept.
+    if (!inserted) it->second = now;
   }
 
   // Intermediate kernel: when the body is closed (no dead value; its
@@ -1383,7 +1500,7 @@ class BodySearch {
       plan_.partialAxis.push_back({kernelIndex, axis});
     }
     plan_.kernels.push_back(std::move(k));
-    searchKernels(ctx_, plan_, kernelsLeft_ - 1, discLeft_, -1);
+    searchRest();
     plan_.kernels.pop_back();
     if (usesPartial) plan_.partialAxis.pop_back();
     plan_.tensors.resize(tensorsBefore);
@@ -1440,6 +1557,48 @@ bool Context::prune(ExprId e) {
   return m == 1;
 }
 
+namespace {
+
+// The unary operators whose result is one uninterpreted-function atom of
+// their operand (ExprTable::unary): each such operator creates exactly one
+// atom, and nothing else creates these (relu and abs are pairs of maximum
+// atoms, which binary maximum also makes, so they are not counted).
+bool singleAtomFunction(int tag) {
+  const auto k = static_cast<ir::OpKind>(tag);
+  return k == ir::OpKind::Sqrt || k == ir::OpKind::Silu || k == ir::OpKind::Gelu || k == ir::OpKind::Tanh ||
+         k == ir::OpKind::Sigmoid || k == ir::OpKind::Log;
+}
+
+}  // namespace
+
+uint64_t Context::neededAtomsOf(ExprId e) {
+  constexpr uint64_t kDone = uint64_t{1} << 63;
+  if (static_cast<size_t>(e) >= neededAtomsMemo.size()) neededAtomsMemo.resize(exprs.size() + 1024, 0);
+  if (neededAtomsMemo[static_cast<size_t>(e)] & kDone) return neededAtomsMemo[static_cast<size_t>(e)] & ~kDone;
+  uint64_t m = 0;
+  for (const Monomial& term : exprs.poly(e).terms)
+    for (const Factor& f : term.factors) {
+      const Atom& a = exprs.atom(f.atom);
+      if (a.arg < 0) continue;
+      auto it = std::find(neededAtoms.begin(), neededAtoms.end(), f.atom);
+      if (it != neededAtoms.end()) m |= uint64_t{1} << (it - neededAtoms.begin());
+      m |= neededAtomsOf(a.arg);  // the memo may have grown: index it again below
+    }
+  neededAtomsMemo[static_cast<size_t>(e)] = m | kDone;
+  return m;
+}
+
+uint64_t Context::targetClassesOf(ExprId e) {
+  constexpr uint64_t kDone = uint64_t{1} << 63;
+  if (static_cast<size_t>(e) >= targetClassMemo.size()) targetClassMemo.resize(exprs.size() + 1024, 0);
+  if (targetClassMemo[static_cast<size_t>(e)] & kDone) return targetClassMemo[static_cast<size_t>(e)] & ~kDone;
+  uint64_t m = 0;
+  for (size_t t = 0; t < targets.size(); ++t)
+    if (targetClass[t] < 63 && exprs.equalUpToScale(e, targets[t])) m |= uint64_t{1} << targetClass[t];
+  targetClassMemo[static_cast<size_t>(e)] = m | kDone;
+  return m;
+}
+
 void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& labels,
                  const Limits& limits) {
   ctx.program = &program;
@@ -1471,6 +1630,46 @@ void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& la
     }
   }
   ctx.fixArgs.assign(fix.begin(), fix.end());
+  // What every completion must still build (Context::neededAtoms).
+  ctx.neededAtoms.clear();
+  {
+    std::vector<ExprId> stack(ctx.targets.begin(), ctx.targets.end());
+    std::set<ExprId> visited;
+    while (!stack.empty()) {
+      ExprId x = stack.back();
+      stack.pop_back();
+      if (!visited.insert(x).second) continue;
+      for (const Monomial& m : ctx.exprs.poly(x).terms)
+        for (const Factor& f : m.factors) {
+          const Atom& at = ctx.exprs.atom(f.atom);
+          if (at.arg < 0) continue;
+          if (at.kind == AtomKind::Func && singleAtomFunction(at.tag) && ctx.neededAtoms.size() < 63 &&
+              std::find(ctx.neededAtoms.begin(), ctx.neededAtoms.end(), f.atom) == ctx.neededAtoms.end())
+            ctx.neededAtoms.push_back(f.atom);
+          stack.push_back(at.arg);
+        }
+    }
+  }
+  ctx.targetClass.assign(ctx.targets.size(), -1);
+  ctx.targetClasses = 0;
+  ctx.atomOfClass.clear();
+  for (size_t t = 0; t < ctx.targets.size(); ++t) {
+    for (size_t u = 0; u < t && ctx.targetClass[t] < 0; ++u)
+      if (ctx.exprs.equalUpToScale(ctx.targets[t], ctx.targets[u])) ctx.targetClass[t] = ctx.targetClass[u];
+    if (ctx.targetClass[t] >= 0) continue;
+    ctx.targetClass[t] = ctx.targetClasses++;
+    // A target that is one counted atom (times a constant, to any power)
+    // may be the very operator that creates the atom.
+    int atomIndex = -1;
+    const Poly& p = ctx.exprs.poly(ctx.targets[t]);
+    if (p.terms.size() == 1 && p.terms[0].degree == 1 && p.terms[0].factors.size() == 1) {
+      auto it = std::find(ctx.neededAtoms.begin(), ctx.neededAtoms.end(), p.terms[0].factors[0].atom);
+      if (it != ctx.neededAtoms.end()) atomIndex = static_cast<int>(it - ctx.neededAtoms.begin());
+    }
+    ctx.atomOfClass.push_back(atomIndex);
+  }
+  ctx.neededAtomsMemo.clear();
+  ctx.targetClassMemo.clear();
   // Inputs some output depends on: every candidate reads them (the bound).
   ctx.neededInput.assign(program.inputs.size(), 0);
   for (size_t i = 0; i < program.inputs.size(); ++i)

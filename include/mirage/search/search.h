@@ -86,6 +86,10 @@ struct Options {
   // false (tests): it builds exps as an unguarded search does, and the rule
   // rejects the complete candidates instead (counted in rejectedUnguarded).
   bool guardInEnumerator = true;
+  // Tests compare with these off (docs/search.md, "Needed operators" and
+  // "Barren searches"): neither changes what the search returns.
+  bool pruneUnreachable = true;  // drop last-kernel states that cannot complete within the operators left
+  bool skipBarren = true;        // skip a search after a closed kernel that emitted nothing before
 };
 
 struct Stats {
