@@ -340,6 +340,32 @@ class BodySearch {
     return n;
   }
 
+  // What the operators that make the outputs no value equals yet will
+  // write, in a last kernel without a for-loop: the value saved as an
+  // output has the output's block shape (tryComplete), it is made by an
+  // operator still to come (a tile equal to an output is a tensor, which
+  // counts as present), and without a loop that operator is neither an
+  // accumulator nor a scan, so the model charges its result's elements of
+  // shared-memory traffic. One operator per target class (one value equals
+  // at most one class up to scale), the smallest output of the class.
+  double missingOutputElements(const FloorPoint& p) const {
+    if (!final_ || cfg_.loop != kUnit || !ctx_.pruneUnreachable) return 0;
+    const uint64_t classes = present_.empty() ? tensorClasses_ : present_.back().second;
+    double n = 0;
+    for (int c = 0; c < ctx_.targetClasses && c < 63; ++c) {
+      if (classes & (uint64_t{1} << c)) continue;
+      double least = std::numeric_limits<double>::infinity();
+      for (size_t o = 0; o < ctx_.targets.size(); ++o) {
+        if (ctx_.targetClass[o] != c) continue;
+        BVal out;
+        out.labels = ctx_.labels->ofValue[static_cast<size_t>(ctx_.program->outputs[o])];
+        least = std::min(least, blockElements(out, p));
+      }
+      if (least < std::numeric_limits<double>::infinity()) n += least;
+    }
+    return n;
+  }
+
   // The floor at extent choice p with the operators of this body added, as
   // the cost model counts them (backend kernelWork): per block, FLOPs and
   // shared-memory traffic, `forloop` times in the loop, once after it.
@@ -404,7 +430,7 @@ class BodySearch {
       f.blockSmemBytes += (in + out) * bytes * times;
       f.smemPerBlock += static_cast<int64_t>(out * bytes);
     }
-    f.blockSmemBytes += unreadTileElements(p) * bytes;
+    f.blockSmemBytes += (unreadTileElements(p) + missingOutputElements(p)) * bytes;
     return ctx_.kernelFloor(f);
   }
 
