@@ -1341,11 +1341,32 @@ class BodySearch {
       done.tensors.push_back(out);
     }
     done.kernels.push_back(std::move(k));
-    if (canBound_) done.floorUs = stateFloor();
+    if (canBound_) done.floorUs = ctx_.checkAncestorBounds ? ancestorsFloor() : stateFloor();
     ++ctx_.stats.templates;
     ++ctx_.templatesEver;
     ctx_.emit(done);
     return true;
+  }
+
+  // Tests (Options::checkAncestorBounds): the largest lower bound of this
+  // state and of every state on the way to it in this kernel (the prefixes
+  // of its operators), each of which must be at most the cost of this
+  // completion. The operators are popped and pushed back in order, which
+  // restores every count.
+  double ancestorsFloor() {
+    double most = stateFloor();
+    std::vector<BodyOp> ops(ops_.begin(), ops_.end());
+    std::vector<BVal> vals(vals_.begin(), vals_.end());
+    while (!ops_.empty()) {
+      pop();
+      most = std::max(most, stateFloor());
+    }
+    for (size_t i = 0; i < ops.size(); ++i) {
+      BVal v = vals[i];
+      v.uses = 0;
+      push(ops[i], std::move(v));
+    }
+    return most;
   }
 
   // What the search of the kernels after a closed one depends on besides

@@ -234,6 +234,7 @@ struct Context {
   // needed-operators prune (BodySearch::operatorsStillNeeded).
   bool skipBarren = true;
   bool pruneUnreachable = true;
+  bool checkAncestorBounds = false;  // Options::checkAncestorBounds
   // Every completion of a plan of planKernels kernels with lower bound
   // `floor` is dominated strictly by a verified candidate: one with at
   // most as many launches is faster, or one with fewer is at least as
