@@ -221,6 +221,22 @@ class BodySearch {
   std::vector<FloorSave> outputSaves_;
   std::unordered_map<uint64_t, std::vector<FloorPoint>> floorByTiles_;
   KernelFloor scratch_;  // reused: the floor of one state at one extent choice
+  // An intermediate kernel: the needed program inputs no closed kernel
+  // read, their bytes, and the outputs' bytes.
+  uint64_t unreadInputs_ = 0;
+  std::vector<double> inputBytes_;
+  double outputBytes_ = 0;
+
+  // The kernels after an intermediate one whose tiles are `tiled`: a
+  // launch and two round trips each, and together they move the outputs
+  // and every needed input that neither a closed kernel nor this one read.
+  double futureFor(uint64_t tiled) const {
+    double bytes = outputBytes_;
+    const uint64_t left = unreadInputs_ & ~tiled;
+    for (size_t t = 0; t < inputBytes_.size(); ++t)
+      if (left & (uint64_t{1} << t)) bytes += inputBytes_[t];
+    return ctx_.launchesFloor(kernelsLeft_ - 1, bytes);
+  }
 
   void initBound() {
     canBound_ = ctx_.kernelFloor && ctx_.launchesFloor && plan_.tensors.size() < 64;
@@ -234,6 +250,19 @@ class BodySearch {
     }
     if (!final_) {
       futureUs_ = ctx_.launchesFloor(kernelsLeft_ - 1, outputBytes);
+      outputBytes_ = outputBytes;
+      // Inputs the outputs need that no closed kernel read: this kernel or
+      // a later one reads each (futureFor).
+      std::vector<char> read(plan_.tensors.size(), 0);
+      for (const KernelTemplate& k : plan_.kernels)
+        for (int t : k.args) read[static_cast<size_t>(t)] = 1;
+      inputBytes_.assign(plan_.tensors.size(), 0);
+      for (size_t t = 0; t < plan_.tensors.size(); ++t) {
+        const Tensor& ten = plan_.tensors[t];
+        if (ten.kernel >= 0 || !ctx_.neededInput[static_cast<size_t>(ten.index)] || read[t]) continue;
+        unreadInputs_ |= uint64_t{1} << t;
+        inputBytes_[t] = static_cast<double>(ir::numElements(ten.shape)) * ir::dtypeBytes(g.dtype);
+      }
       return;
     }
     // The last kernel reads every input the outputs need that no earlier
@@ -261,18 +290,36 @@ class BodySearch {
   bool overBound() {
     if (!bounding_) return false;
     if (!ctx_.canBeBeaten()) return false;
-    const double base = ctx_.closedFloorUs + futureUs_;
-    // Extent choices cheapest first by their tiles alone: once that is
-    // too much, so is every later one; else add this body's operators.
-    for (const FloorPoint& p : floorPoints()) {
+    // An intermediate kernel: each needed input no closed kernel read is
+    // read by this kernel (a tile still to come) or by a later one (its
+    // bytes in the future's floor); every choice must be beaten. With more
+    // than four such inputs, only the choice that costs least by both
+    // terms' monotonicity: none tiled here, none charged to the future.
+    const uint64_t open = final_ ? 0 : unreadInputs_ & ~tileMask_;
+    if (std::popcount(open) > 4) return beatenAt(floorPoints(), ctx_.closedFloorUs + futureUs_);
+    for (uint64_t s = open;; s = (s - 1) & open) {  // every subset of open, open itself first
+      const uint64_t tiled = tileMask_ | s;
+      const double future = final_ ? futureUs_ : futureFor(tiled);
+      if (!beatenAt(pointsFor(tiled | requiredMask_), ctx_.closedFloorUs + future)) return false;
+      if (s == 0) break;
+    }
+    return true;
+  }
+
+  // Every completion at these extent choices, with `base` added, is
+  // beaten. Extent choices cheapest first by their tiles alone: once that
+  // is too much, so is every later one; else add this body's operators.
+  bool beatenAt(const std::vector<FloorPoint>& points, double base) {
+    for (const FloorPoint& p : points) {
       if (ctx_.beaten(base + p.us)) return true;
       if (!ctx_.beaten(base + withOperators(p))) return false;
     }
     return true;
   }
 
-  const std::vector<FloorPoint>& floorPoints() {
-    const uint64_t mask = tileMask_ | requiredMask_;
+  const std::vector<FloorPoint>& floorPoints() { return pointsFor(tileMask_ | requiredMask_); }
+
+  const std::vector<FloorPoint>& pointsFor(uint64_t mask) {
     auto it = floorByTiles_.find(mask);
     if (it == floorByTiles_.end())
       it = floorByTiles_
@@ -1508,7 +1555,7 @@ class BodySearch {
       for (const SaveInfo& info : maxInfos) saves.push_back({info.labels, 4});
       ctx_.closedFloorUs += leastWithOperators(
           kernelFloorPoints(ctx_, plan_, cfg_.grid, cfg_.loop, maskTensors(tileMask_), saves, partial));
-      if (bounding_ && ctx_.beaten(ctx_.closedFloorUs + futureUs_)) {
+      if (bounding_ && ctx_.beaten(ctx_.closedFloorUs + futureFor(tileMask_))) {
         ++ctx_.stats.prunedByBound;
         ctx_.closedFloorUs = closedBefore;
         return;

@@ -101,6 +101,10 @@ TEST_CASE("branch and bound returns the same best as the exhaustive search", "[s
       // of the last kernel, and searches after a closed kernel repeat.
       "graph s { X = input f16[8, 64]\n W = input f16[64, 32]\n H = matmul(X, W)\n"
       " O = sqrt(H)\n P = mul(H, H)\n output O, P }",
+      // Two matmuls with large weights: a first kernel that has not tiled
+      // W2 leaves its 4 MiB to the kernels after it (futureFor).
+      "graph w { X = input f16[16, 1024]\n W1 = input f16[1024, 2048]\n W2 = input f16[2048, 1024]\n"
+      " H = matmul(X, W1)\n O = matmul(mul(silu(H), H), W2)\n output O }",
   };
   for (const char* text : programs) {
     std::optional<ir::Graph> g = parse::parseString(text, "test.mg", std::cerr);
