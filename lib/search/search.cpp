@@ -21,6 +21,7 @@
 #include "mirage/ir/printer.h"
 #include "mirage/search/guard.h"
 #include "mirage/verify/verifier.h"
+#include "mirage/search/layout_rewrite.h"
 #include "segments.h"
 #include "space.h"
 
@@ -388,10 +389,18 @@ class Engine {
   // thread happened to verify first: with this strict order, the candidates
   // no other passing candidate dominates are always verified, and the final
   // Pareto filter in run() keeps exactly those, whatever the timing.
+  //
+  // Before the text, the number of lines (operators): of two equally cheap
+  // candidates the one with fewer operators has fewer roundings, and it
+  // avoids detours such as exp(a - max a)·exp(b - max b) for
+  // exp(a + b - max(a + b)), whose factors can both underflow where the
+  // program's softmax cannot (the driver's numerics check would drop it).
   static bool dominates(const Candidate& c, const std::string& cText, double cost, int kernels,
                         const std::string& text) {
-    return c.cost <= cost && c.kernels <= kernels &&
-           std::tie(c.cost, c.kernels, cText) < std::tie(cost, kernels, text);
+    if (c.cost > cost || c.kernels > kernels) return false;
+    auto cLines = std::count(cText.begin(), cText.end(), '\n');
+    auto lines = std::count(text.begin(), text.end(), '\n');
+    return std::tie(c.cost, c.kernels, cLines, cText) < std::tie(cost, kernels, lines, text);
   }
 
   bool dominatedLocked(const Pending& p) const {
@@ -592,8 +601,9 @@ void addStats(Stats& total, const Stats& s) {
 // of operators (a one-operator segment is searched too: a custom kernel's
 // tiling can beat the lowering's, as for a [1, 512] x [512, 512] matmul);
 // the best μGraph of each is stitched back and the whole is verified
-// against the program.
-Result searchSegments(const ir::Graph& program, const std::vector<Segment>& segments,
+// against the program. `cut` is the program the segments come from: the
+// program itself, or its layout simplification (layout_rewrite.h).
+Result searchSegments(const ir::Graph& program, const ir::Graph& cut, const std::vector<Segment>& segments,
                       const verify::Verifier& verifier, const Options& options) {
   auto start = Clock::now();
   auto cost = options.cost ? options.cost : [](const ir::Graph& g) { return estimateCostUs(g); };
@@ -630,14 +640,30 @@ Result searchSegments(const ir::Graph& program, const std::vector<Segment>& segm
     Engine engine(segments[k].program, segmentVerifier, so);
     Result r = engine.run();
     addStats(result.stats, r.stats);
-    const Candidate& b = r.candidates[static_cast<size_t>(r.best)];
+    // Among the segment's candidates as cheap as its best, the one with the
+    // fewest operators: a detour of equal cost only adds roundings (one
+    // such, exp(a - max a)·exp(b - max b) for exp(a + b - max), overflows
+    // where the input does not, and the driver's numerics check then drops
+    // the whole stitched program).
+    auto bodyOps = [](const ir::Graph& g) {
+      size_t n = 0;
+      for (const ir::Op& op : g.ops) n += op.kind == ir::OpKind::Kernel ? op.body->ops.size() : 1;
+      return n;
+    };
+    size_t pick = static_cast<size_t>(r.best);
+    for (size_t i = 0; i < r.candidates.size(); ++i) {
+      const Candidate& c = r.candidates[i];
+      const Candidate& p = r.candidates[pick];
+      if (c.cost <= p.cost * (1 + 1e-9) && c.kernels <= p.kernels && bodyOps(c.graph) < bodyOps(p.graph)) pick = i;
+    }
+    const Candidate& b = r.candidates[pick];
     best[k] = b.graph;
     origins.push_back(b.origin);
   }
   std::vector<const ir::Graph*> chosen;
   for (const ir::Graph& g : best) chosen.push_back(&g);
   Candidate stitched;
-  if (std::string e = stitchSegments(program, segments, chosen, stitched.graph); e.empty()) {
+  if (std::string e = stitchSegments(cut, segments, chosen, stitched.graph); e.empty()) {
     // Equivalence is compositional, but the stitched whole is what will be
     // written: it is verified whole like every other candidate.
     verify::Verdict v = verifier.check(stitched.graph);
@@ -664,8 +690,17 @@ Result searchSegments(const ir::Graph& program, const std::vector<Segment>& segm
 }  // namespace
 
 Result runSearch(const ir::Graph& program, const verify::Verifier& verifier, const Options& options) {
-  std::vector<Segment> segments = splitAtLayoutOps(program);
-  if (!segments.empty()) return searchSegments(program, segments, verifier, options);
+  // Layout simplification first: it removes the concats it can, so that
+  // fewer cuts remain. The stitched result is verified against `program`
+  // whole, so a wrong rewrite costs a candidate, never a wrong answer.
+  ir::Graph simplified;
+  bool useSimplified = false;
+  if (simplifyLayout(program, simplified)) {
+    for (const ir::Op& op : simplified.ops) useSimplified = useSimplified || ir::isLayoutOp(op.kind);
+  }
+  const ir::Graph& cut = useSimplified ? simplified : program;
+  std::vector<Segment> segments = splitAtLayoutOps(cut);
+  if (!segments.empty()) return searchSegments(program, cut, segments, verifier, options);
   Engine engine(program, verifier, options);
   return engine.run();
 }

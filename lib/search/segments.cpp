@@ -25,6 +25,10 @@ int find(std::vector<int>& parent, int x) {
   return x;
 }
 
+// Above this many operators a segment's element-wise prologue is searched
+// apart from the rest (splitAtLayoutOps).
+constexpr int kMaxSegmentOps = 16;
+
 bool isOrdinary(const Op& op) {
   return op.kind != OpKind::Input && op.kind != OpKind::Const && !ir::isLayoutOp(op.kind);
 }
@@ -51,6 +55,104 @@ std::string appendMapped(const Graph& from, const Op& op, std::vector<ValueId>& 
   return {};
 }
 
+// The stage of every value and op: a layout op's result is one stage later
+// than its latest operand, except a slice of a program input that only
+// kernels read, which is a view (ir::isLayoutView): a kernel reads it in
+// place like the input itself, so it is stage 0 and does not cut the
+// program (RoPE's halves of Q and K, after layout_rewrite.h).
+int stages(const Graph& g, std::vector<int>& stage, std::vector<int>& opStage) {
+  stage.assign(g.values.size(), 0);
+  opStage.assign(g.ops.size(), 0);
+  int last = 0;
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    const Op& op = g.ops[i];
+    int s = 0;
+    for (ValueId in : op.inputs)
+      if (g.producer(in).kind != OpKind::Const) s = std::max(s, stage[static_cast<size_t>(in)]);
+    bool inputView = op.kind == OpKind::Slice && g.producer(op.inputs[0]).kind == OpKind::Input && ir::isLayoutView(g, op);
+    if (ir::isLayoutOp(op.kind) && !inputView) ++s;
+    opStage[i] = s;
+    last = std::max(last, s);
+    for (ValueId r : op.results) stage[static_cast<size_t>(r)] = s;
+  }
+  return last;
+}
+
+// A component of more than kMaxSegmentOps operators is cut once more, by
+// phase: 0, its element-wise prologue (the operators that depend on no
+// contraction or reduction of the component: RoPE's rotations of Q and K,
+// once layout_rewrite.h has split them into halves); 1, what depends on a
+// contraction but on no reduction (the scores); 2, the rest (softmax and
+// P·V). Prologue pieces that read a common value are one segment (the two
+// rotated halves of Q read both halves of Q), and the prologue piece with
+// the most result elements joins the phase-1 piece that reads it (the
+// rotation of the keys is fused into the scores; the small one of the
+// query is a kernel of its own). Each phase only reads earlier ones, so
+// the segments of a stage are searched in phase order. Searched whole, the
+// 22 operators of rope_attention's attention gave no μGraph in 30 s, nor
+// both rotations together in 15 s; and a scores piece in one with the
+// softmax is built as exp(a - max a)·exp(b - max b) for the two halves'
+// products a, b (the abstract expressions split exp(a + b)), which
+// underflows where the program does not.
+void cutLargeComponents(const Graph& g, const std::vector<int>& opStage, std::vector<int>& parent,
+                        std::vector<int>& phase) {
+  auto sameStageProducer = [&](size_t i, ValueId in) {
+    int p = g.value(in).op;
+    return isOrdinary(g.ops[static_cast<size_t>(p)]) && opStage[static_cast<size_t>(p)] == opStage[i] ? p : -1;
+  };
+  std::map<int, int> size;
+  for (size_t i = 0; i < g.ops.size(); ++i)
+    if (isOrdinary(g.ops[i])) ++size[find(parent, static_cast<int>(i))];
+  std::vector<char> split(g.ops.size(), 0);
+  bool anySplit = false;
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    const Op& op = g.ops[i];
+    if (!isOrdinary(op) || size[find(parent, static_cast<int>(i))] <= kMaxSegmentOps) continue;
+    split[i] = anySplit = true;
+    phase[i] = ir::isReduction(op.kind) ? 2 : op.kind == OpKind::Matmul ? 1 : 0;
+    for (ValueId in : op.inputs)
+      if (int p = sameStageProducer(i, in); p >= 0) phase[i] = std::max(phase[i], phase[static_cast<size_t>(p)]);
+  }
+  if (!anySplit) return;
+  std::vector<int> root(g.ops.size());
+  for (size_t i = 0; i < g.ops.size(); ++i) root[i] = find(parent, static_cast<int>(i));
+  std::iota(parent.begin(), parent.end(), 0);
+  auto join = [&](int a, int b) { parent[static_cast<size_t>(find(parent, a))] = find(parent, b); };
+  std::map<std::pair<int, ValueId>, int> readerOf;  // (component, value from outside) -> first prologue op reading it
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    if (!isOrdinary(g.ops[i])) continue;
+    if (split[i] && phase[i] == 0)
+      for (ValueId in : g.ops[i].inputs) {
+        if (sameStageProducer(i, in) >= 0 || g.producer(in).kind == OpKind::Const) continue;
+        auto [it, fresh] = readerOf.emplace(std::make_pair(root[i], in), static_cast<int>(i));
+        if (!fresh) join(static_cast<int>(i), it->second);
+      }
+    for (ValueId in : g.ops[i].inputs)
+      if (int p = sameStageProducer(i, in); p >= 0 && phase[static_cast<size_t>(p)] == phase[i]) join(static_cast<int>(i), p);
+  }
+  // The largest prologue piece of each component, by result elements.
+  std::map<int, int64_t> elements;  // prologue piece root -> elements
+  for (size_t i = 0; i < g.ops.size(); ++i)
+    if (split[i] && phase[i] == 0) elements[find(parent, static_cast<int>(i))] += ir::numElements(g.value(g.ops[i].results[0]).shape);
+  std::map<int, int> largest;  // component root -> its largest prologue piece
+  for (auto& [piece, n] : elements) {
+    auto [it, fresh] = largest.emplace(root[static_cast<size_t>(piece)], piece);
+    if (!fresh && n > elements[it->second]) it->second = piece;
+  }
+  for (auto& [component, piece] : largest) {
+    int reader = -1;  // a phase-1 op that reads the piece
+    for (size_t i = 0; i < g.ops.size() && reader < 0; ++i)
+      if (split[i] && phase[i] == 1 && root[i] == component)
+        for (ValueId in : g.ops[i].inputs)
+          if (int p = sameStageProducer(i, in); p >= 0 && phase[static_cast<size_t>(p)] == 0 && find(parent, p) == piece)
+            reader = static_cast<int>(i);
+    if (reader < 0) continue;
+    for (size_t i = 0; i < g.ops.size(); ++i)
+      if (split[i] && phase[i] == 0 && find(parent, static_cast<int>(i)) == piece) phase[i] = 1;
+    join(piece, reader);
+  }
+}
+
 }  // namespace
 
 std::vector<Segment> splitAtLayoutOps(const Graph& g) {
@@ -59,31 +161,23 @@ std::vector<Segment> splitAtLayoutOps(const Graph& g) {
   if (!any) return {};
 
   // Stages and the ops of each.
-  std::vector<int> stage(g.values.size(), 0);
-  std::vector<int> opStage(g.ops.size(), 0);
-  int last = 0;
-  for (size_t i = 0; i < g.ops.size(); ++i) {
-    const Op& op = g.ops[i];
-    int s = 0;
-    for (ValueId in : op.inputs)
-      if (g.producer(in).kind != OpKind::Const) s = std::max(s, stage[static_cast<size_t>(in)]);
-    if (ir::isLayoutOp(op.kind)) ++s;
-    opStage[i] = s;
-    last = std::max(last, s);
-    for (ValueId r : op.results) stage[static_cast<size_t>(r)] = s;
-  }
+  std::vector<int> stage, opStage;
+  int last = stages(g, stage, opStage);
   // Components: ordinary ops of one stage joined through the values they
   // pass each other.
+  auto sameStageProducer = [&](size_t i, ValueId in) {
+    int p = g.value(in).op;
+    return isOrdinary(g.ops[static_cast<size_t>(p)]) && opStage[static_cast<size_t>(p)] == opStage[i] ? p : -1;
+  };
   std::vector<int> parent(g.ops.size());
   std::iota(parent.begin(), parent.end(), 0);
   for (size_t i = 0; i < g.ops.size(); ++i) {
     if (!isOrdinary(g.ops[i])) continue;
-    for (ValueId in : g.ops[i].inputs) {
-      int p = g.value(in).op;
-      if (isOrdinary(g.ops[static_cast<size_t>(p)]) && opStage[static_cast<size_t>(p)] == opStage[i])
-        parent[static_cast<size_t>(find(parent, static_cast<int>(i)))] = find(parent, p);
-    }
+    for (ValueId in : g.ops[i].inputs)
+      if (int p = sameStageProducer(i, in); p >= 0) parent[static_cast<size_t>(find(parent, static_cast<int>(i)))] = find(parent, p);
   }
+  std::vector<int> phase(g.ops.size(), 0);
+  cutLargeComponents(g, opStage, parent, phase);
   // Uses outside each op's component (or as program outputs) make outputs.
   std::set<ValueId> programOutputs(g.outputs.begin(), g.outputs.end());
   std::map<int, std::vector<size_t>> members;  // component root -> op indices, in order
@@ -103,9 +197,11 @@ std::vector<Segment> splitAtLayoutOps(const Graph& g) {
   for (size_t v = 0; v < g.values.size(); ++v) names[v] = nameOf(static_cast<ValueId>(v));
 
   std::vector<Segment> out;
+  // Within a stage, a prologue (phase 0) before the rest of its component.
   for (int s = 0; s <= last; ++s)
+    for (int ph = 0; ph < 3; ++ph)
     for (auto& [root, ops] : members) {
-      if (opStage[ops.front()] != s) continue;
+      if (opStage[ops.front()] != s || phase[ops.front()] != ph) continue;
       Segment seg;
       seg.stage = s;
       Graph& p = seg.program;
@@ -162,16 +258,9 @@ std::string stitchSegments(const Graph& g, const std::vector<Segment>& segments,
     if (std::string e = ir::addInput(out, g.value(in).name, g.value(in).shape, &v); !e.empty()) return e;
     map[static_cast<size_t>(in)] = v;
   }
-  int last = 0;
+  std::vector<int> stage, opStage;
+  int last = stages(g, stage, opStage);
   for (const Segment& s : segments) last = std::max(last, s.stage);
-  std::vector<int> stage(g.values.size(), 0);
-  for (const Op& op : g.ops) {
-    int s = 0;
-    for (ValueId in : op.inputs)
-      if (g.producer(in).kind != OpKind::Const) s = std::max(s, stage[static_cast<size_t>(in)]);
-    if (ir::isLayoutOp(op.kind)) ++s;
-    for (ValueId r : op.results) stage[static_cast<size_t>(r)] = s;
-  }
   for (int s = 0; s <= last; ++s) {
     // The layout ops that feed this stage (their operands are all earlier).
     for (const Op& op : g.ops) {
