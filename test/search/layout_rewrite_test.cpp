@@ -1,0 +1,191 @@
+// The layout simplification (mirage/search/layout_rewrite.h) on small
+// programs: what each rule leaves of the program, that the verifier proves
+// the result equal to the input, and how the segmenter then cuts RoPE.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <sstream>
+
+#include "mirage/ir/check.h"
+#include "mirage/ir/layout.h"
+#include "mirage/parse/parser.h"
+#include "mirage/search/layout_rewrite.h"
+#include "mirage/verify/verifier.h"
+#include "segments.h"
+
+using namespace mirage;
+
+namespace {
+
+ir::Graph parseText(const std::string& text) {
+  std::ostringstream err;
+  auto g = parse::parseString(text, "test.mg", err);
+  INFO(err.str());
+  REQUIRE(g);
+  return *g;
+}
+
+int count(const ir::Graph& g, ir::OpKind kind) {
+  int n = 0;
+  for (const ir::Op& op : g.ops) n += op.kind == kind;
+  return n;
+}
+
+// Every slice left reads a program input.
+bool slicesReadInputs(const ir::Graph& g) {
+  for (const ir::Op& op : g.ops)
+    if (op.kind == ir::OpKind::Slice && g.producer(op.inputs[0]).kind != ir::OpKind::Input) return false;
+  return true;
+}
+
+ir::Graph simplified(const ir::Graph& g) {
+  ir::Graph out;
+  REQUIRE(search::simplifyLayout(g, out));
+  REQUIRE(ir::checkProgram(out).empty());
+  verify::Verdict v = verify::checkEquivalent(g, out);
+  INFO(v.message);
+  CHECK(v.equivalent);
+  // The signature is kept: inputs and outputs, with their names.
+  REQUIRE(out.inputs.size() == g.inputs.size());
+  for (size_t i = 0; i < g.inputs.size(); ++i) CHECK(out.value(out.inputs[i]).name == g.value(g.inputs[i]).name);
+  REQUIRE(out.outputs.size() == g.outputs.size());
+  for (size_t i = 0; i < g.outputs.size(); ++i) CHECK(out.value(out.outputs[i]).name == g.value(g.outputs[i]).name);
+  return out;
+}
+
+const char* kRope = R"(graph rope {
+  Q = input f16[2, 1, 16]
+  Kt = input f16[2, 16, 8]
+  Cq = input f16[1, 1, 16]
+  Sq = input f16[1, 1, 16]
+  Ck = input f16[1, 16, 8]
+  Sk = input f16[1, 16, 8]
+  Rq = concat(neg(slice(Q, dim=2, start=8, end=16)), slice(Q, dim=2, start=0, end=8), dim=2)
+  Qr = add(mul(Q, Cq), mul(Rq, Sq))
+  Rk = concat(neg(slice(Kt, dim=1, start=8, end=16)), slice(Kt, dim=1, start=0, end=8), dim=1)
+  Kr = add(mul(Kt, Ck), mul(Rk, Sk))
+  S = matmul(Qr, Kr)
+  output S
+})";
+
+}  // namespace
+
+TEST_CASE("layout simplification removes RoPE's concats: the scores are a sum over the halves") {
+  ir::Graph g = parseText(kRope);
+  ir::Graph s = simplified(g);
+  CHECK(count(s, ir::OpKind::Concat) == 0);
+  CHECK(count(s, ir::OpKind::Neg) == 0);        // the sign rules fold rotate_half's minus into a sub
+  CHECK(count(s, ir::OpKind::Matmul) == 2);     // Q1·K1 + Q2·K2
+  CHECK(count(s, ir::OpKind::Slice) == 12);     // the halves of Q, Kt and the four tables, once each
+  CHECK(slicesReadInputs(s));
+  CHECK(count(s, ir::OpKind::Mul) == 8);
+  CHECK(count(s, ir::OpKind::Sub) == 2);
+  CHECK(count(s, ir::OpKind::Add) == 3);
+  // Every slice is a view (no launch): the program is its 15 operators.
+  CHECK(ir::countKernels(s) == 15);
+}
+
+TEST_CASE("layout simplification: a concat through element-wise operators, a broadcast operand used whole") {
+  ir::Graph g = parseText(R"(graph g {
+  A = input f16[4, 16]
+  B = input f16[4, 8]
+  C = input f16[4, 24]
+  D = input f16[4, 1]
+  O = exp(mul(add(concat(A, B, dim=1), C), D))
+  output O
+})");
+  ir::Graph s = simplified(g);
+  // The concat moves to the output: concat(exp(mul(add(A, C1), D)), ...).
+  CHECK(count(s, ir::OpKind::Concat) == 1);
+  CHECK(s.producer(s.outputs[0]).kind == ir::OpKind::Concat);
+  CHECK(count(s, ir::OpKind::Slice) == 2);  // C's two parts; D (extent 1 on the dim) is not sliced
+  CHECK(slicesReadInputs(s));
+  CHECK(count(s, ir::OpKind::Exp) == 2);
+}
+
+TEST_CASE("layout simplification: a slice within one part of a concat is that part") {
+  ir::Graph g = parseText(R"(graph g {
+  A = input f16[4, 16]
+  B = input f16[4, 8]
+  X = slice(exp(concat(A, B, dim=1)), dim=1, start=2, end=10)
+  O = add(X, 1)
+  output O
+})");
+  ir::Graph s = simplified(g);
+  CHECK(count(s, ir::OpKind::Concat) == 0);
+  CHECK(count(s, ir::OpKind::Slice) == 1);
+  CHECK(slicesReadInputs(s));
+}
+
+TEST_CASE("layout simplification: an output keeps its name when a rule lands on an existing value") {
+  ir::Graph g = parseText(R"(graph g {
+  A = input f16[4, 16]
+  B = input f16[4, 8]
+  E = exp(A)
+  X = slice(concat(E, B, dim=1), dim=1, start=0, end=16)
+  output X, E
+})");
+  ir::Graph out;
+  // slice(concat(E, B)) is E, but X must stay an output of its own name: no
+  // rule applies.
+  CHECK_FALSE(search::simplifyLayout(g, out));
+}
+
+TEST_CASE("layout simplification leaves a concat whose other operand would need a copy") {
+  ir::Graph g = parseText(R"(graph g {
+  A = input f16[4, 16]
+  B = input f16[4, 16]
+  W = input f16[32, 32]
+  X = input f16[4, 32]
+  O = add(concat(A, B, dim=1), matmul(X, W))
+  output O
+})");
+  ir::Graph out;
+  CHECK_FALSE(search::simplifyLayout(g, out));
+  // Nor does anything apply to a program without concat or slice.
+  CHECK_FALSE(search::simplifyLayout(parseText("graph g {\n  X = input f16[4, 4]\n  Y = reshape(exp(X), shape=[16])\n  output Y\n}\n"), out));
+}
+
+TEST_CASE("layout simplification of rope_attention: one segment per rotation-or-scores piece, in phase order") {
+  std::ifstream in(std::string(MIRAGE_EXAMPLES_DIR) + "/rope_attention.mg");
+  std::stringstream text;
+  text << in.rdbuf();
+  ir::Graph g = parseText(text.str());
+  ir::Graph s = simplified(g);
+  CHECK(count(s, ir::OpKind::Concat) == 0);
+  CHECK(slicesReadInputs(s));
+  // The slices are views of the inputs (stage 0), so nothing cuts the
+  // program; its 22 operators are cut by phase instead: the rotation of Q,
+  // the rotation of the keys with the scores, the softmax with P·V.
+  std::vector<search::Segment> segs = search::splitAtLayoutOps(s);
+  REQUIRE(segs.size() == 3);
+  auto ops = [](const search::Segment& seg) {
+    int n = 0;
+    for (const ir::Op& op : seg.program.ops) n += op.kind != ir::OpKind::Input && op.kind != ir::OpKind::Const;
+    return n;
+  };
+  CHECK(ops(segs[0]) == 6);
+  CHECK(segs[0].outputs.size() == 2);  // the two rotated halves of Q
+  CHECK(ops(segs[1]) == 10);
+  CHECK(ops(segs[2]) == 6);
+  for (const search::Segment& seg : segs) CHECK(seg.stage == 0);
+  // Stitched back unsearched, the pieces are the program.
+  std::vector<const ir::Graph*> chosen;
+  for (const search::Segment& seg : segs) chosen.push_back(&seg.program);
+  ir::Graph back;
+  REQUIRE(search::stitchSegments(s, segs, chosen, back).empty());
+  verify::Verdict v = verify::checkEquivalent(g, back);
+  INFO(v.message);
+  CHECK(v.equivalent);
+  CHECK(search::simplifiesIntoSmallSegments(g, 20));
+}
+
+TEST_CASE("mha_split_heads (reshapes only) is not rewritten") {
+  std::ifstream in(std::string(MIRAGE_EXAMPLES_DIR) + "/mha_split_heads.mg");
+  std::stringstream text;
+  text << in.rdbuf();
+  ir::Graph g = parseText(text.str());
+  ir::Graph out;
+  CHECK_FALSE(search::simplifyLayout(g, out));
+  CHECK_FALSE(search::simplifiesIntoSmallSegments(g, 20));
+}
