@@ -247,7 +247,11 @@ class Pass {
     ValueId na = negOperand(a), nb = negOperand(b);
     // Only these three kinds have a sign rule; every other kind keeps its
     // negated operand.
+    auto minusOne = [&](ValueId v) { return producer(v).kind == OpKind::Const && producer(v).scalar == -1; };
     if (op.kind == OpKind::Mul) {
+      // mul(x, -1), as rotate_half is often written, is neg(x).
+      if (minusOne(b)) return unary(OpKind::Neg, a);
+      if (minusOne(a)) return unary(OpKind::Neg, b);
       if (na != ir::kNoValue) return unary(OpKind::Neg, binary(OpKind::Mul, na, b));
       if (nb != ir::kNoValue) return unary(OpKind::Neg, binary(OpKind::Mul, a, nb));
     } else if (op.kind == OpKind::Add) {

@@ -85,6 +85,22 @@ TEST_CASE("layout simplification removes RoPE's concats: the scores are a sum ov
   CHECK(ir::countKernels(s) == 15);
 }
 
+TEST_CASE("layout simplification: rotate_half written with mul(x, -1) folds the same") {
+  std::string text = kRope;
+  for (std::string from : {"neg(slice(Q, dim=2, start=8, end=16))", "neg(slice(Kt, dim=1, start=8, end=16))"}) {
+    std::string to = "mul(" + from.substr(4, from.size() - 5) + ", -1)";
+    text.replace(text.find(from), from.size(), to);
+  }
+  ir::Graph g = parseText(text);
+  REQUIRE(count(g, ir::OpKind::Neg) == 0);
+  ir::Graph s = simplified(g);
+  CHECK(count(s, ir::OpKind::Concat) == 0);
+  CHECK(count(s, ir::OpKind::Neg) == 0);
+  CHECK(count(s, ir::OpKind::Mul) == 8);
+  CHECK(count(s, ir::OpKind::Sub) == 2);
+  CHECK(ir::countKernels(s) == 15);
+}
+
 TEST_CASE("layout simplification: a concat through element-wise operators, a broadcast operand used whole") {
   ir::Graph g = parseText(R"(graph g {
   A = input f16[4, 16]

@@ -18,7 +18,8 @@
 //  * a matmul whose contracted dim is a concat (on one operand, the other
 //    sliceable, or on both at the same points) is the sum of the matmuls of
 //    the parts;
-//  * sign peepholes the rotation leaves: mul(neg(a), b) = neg(mul(a, b)),
+//  * sign peepholes the rotation leaves: mul(x, -1) = neg(x),
+//    mul(neg(a), b) = neg(mul(a, b)),
 //    add(x, neg(y)) = sub(x, y), sub(x, neg(y)) = add(x, y), neg(neg(x)) = x.
 // Equal operations are merged and dead ones dropped. The program's inputs
 // and outputs (order, names, shapes) are kept. The result is verified
