@@ -90,8 +90,10 @@ bool searchByRegions(Run& run, double budget, const std::function<double(const i
   ro.jobs = vopt.threads;
   ro.secondsPerRegion = kRegionSearchSeconds;
   // The whole check and the numerics check come after the regions: they get
-  // a fifth of what the search may use.
-  ro.timeLimitSeconds = 0.8 * budget;
+  // a fifth of what the search may use, and at least 3 s of it (half, when
+  // that is less): the decoder layer's whole check takes about 2.5 s on a
+  // busy machine, and regions that are never checked are wasted.
+  ro.timeLimitSeconds = budget - std::max(0.2 * budget, std::min(3.0, 0.5 * budget));
   ro.cost = cost;
   ro.log = [&](const std::string& s) { log(s); };
   // Content-addressed: the key is the region's canonical text (with the
@@ -120,7 +122,7 @@ bool searchByRegions(Run& run, double budget, const std::function<double(const i
     so.jobs = jobs;
     so.seed = opt.seed;
     so.cost = cost;
-    setCostBounds(run, so);
+    setCostBounds(run.arch, so);
     // A region's search stops early once its best is old: three times as
     // old as it was when found, and at least kRegionQuietSeconds (the best of
     // every decoder-layer region comes within 2 s; a search that ends by
