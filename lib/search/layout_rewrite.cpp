@@ -41,10 +41,10 @@ class Pass {
     out_.dtype = in.dtype;
   }
 
-  // Rebuilds `in` into `out`, with the rules when `rules` is set (else it
-  // only merges equal operations). False on an internal error (a rule built
-  // an illegal operation), which leaves the program as it was.
-  bool run(bool rules) {
+  // Rebuilds `in` into `out`, applying the rules and merging equal
+  // operations. False on an internal error (a rule built an illegal
+  // operation), which leaves the program as it was.
+  bool run() {
     std::vector<ValueId> map(in_.values.size(), ir::kNoValue);
     std::vector<bool> isOutput(in_.values.size(), false);
     for (ValueId o : in_.outputs) isOutput[static_cast<size_t>(o)] = true;
@@ -65,7 +65,7 @@ class Pass {
       Op copy = op;
       for (ValueId& x : copy.inputs) x = map[static_cast<size_t>(x)];
       const size_t before = out_.values.size();
-      ValueId r = rules ? rewrite(copy) : ir::kNoValue;
+      ValueId r = rewrite(copy);
       if (failed_) return false;
       if (r != ir::kNoValue) {
         // The replacement takes the value's name if it is new; an output
@@ -401,7 +401,7 @@ bool simplifyLayout(const Graph& program, Graph& out) {
   bool changed = false;
   for (int pass = 0; pass < kMaxPasses; ++pass) {
     Pass p(g);
-    if (!p.run(true)) return false;
+    if (!p.run()) return false;
     if (!p.changed()) break;
     changed = true;
     g = withoutDeadOps(p.result());

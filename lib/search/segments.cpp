@@ -78,6 +78,12 @@ int stages(const Graph& g, std::vector<int>& stage, std::vector<int>& opStage) {
   return last;
 }
 
+// The index of the ordinary op of op i's stage that produces `in`, or -1.
+int producerInStage(const Graph& g, const std::vector<int>& opStage, size_t i, ValueId in) {
+  int p = g.value(in).op;
+  return isOrdinary(g.ops[static_cast<size_t>(p)]) && opStage[static_cast<size_t>(p)] == opStage[i] ? p : -1;
+}
+
 // A component of more than kMaxSegmentOps operators is cut once more, by
 // phase: 0, its element-wise prologue (the operators that depend on no
 // contraction or reduction of the component: RoPE's rotations of Q and K,
@@ -96,10 +102,7 @@ int stages(const Graph& g, std::vector<int>& stage, std::vector<int>& opStage) {
 // underflows where the program does not.
 void cutLargeComponents(const Graph& g, const std::vector<int>& opStage, std::vector<int>& parent,
                         std::vector<int>& phase) {
-  auto sameStageProducer = [&](size_t i, ValueId in) {
-    int p = g.value(in).op;
-    return isOrdinary(g.ops[static_cast<size_t>(p)]) && opStage[static_cast<size_t>(p)] == opStage[i] ? p : -1;
-  };
+  auto sameStageProducer = [&](size_t i, ValueId in) { return producerInStage(g, opStage, i, in); };
   std::map<int, int> size;
   for (size_t i = 0; i < g.ops.size(); ++i)
     if (isOrdinary(g.ops[i])) ++size[find(parent, static_cast<int>(i))];
@@ -165,10 +168,7 @@ std::vector<Segment> splitAtLayoutOps(const Graph& g) {
   int last = stages(g, stage, opStage);
   // Components: ordinary ops of one stage joined through the values they
   // pass each other.
-  auto sameStageProducer = [&](size_t i, ValueId in) {
-    int p = g.value(in).op;
-    return isOrdinary(g.ops[static_cast<size_t>(p)]) && opStage[static_cast<size_t>(p)] == opStage[i] ? p : -1;
-  };
+  auto sameStageProducer = [&](size_t i, ValueId in) { return producerInStage(g, opStage, i, in); };
   std::vector<int> parent(g.ops.size());
   std::iota(parent.begin(), parent.end(), 0);
   for (size_t i = 0; i < g.ops.size(); ++i) {
