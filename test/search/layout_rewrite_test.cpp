@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <fstream>
+#include <random>
 #include <sstream>
 
 #include "mirage/ir/check.h"
@@ -204,4 +205,114 @@ TEST_CASE("mha_split_heads (reshapes only) is not rewritten") {
   ir::Graph out;
   CHECK_FALSE(search::simplifyLayout(g, out));
   CHECK_FALSE(search::simplifiesIntoSmallSegments(g, 20));
+}
+
+// Random programs of concats, slices, element-wise operators and matmuls
+// over [4, w] tensors: whenever a rule applies, the result is a legal
+// program that the verifier proves equal to the input.
+TEST_CASE("layout simplification of random layout programs is legal and verified equal") {
+  std::mt19937 rng(11);
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  int rewritten = 0;
+  for (int trial = 0; trial < 150; ++trial) {
+    ir::Graph g;
+    g.name = "random";
+    std::vector<ir::ValueId> pool;  // [4, w] values
+    int inputs = 0;
+    auto input = [&](const ir::Shape& shape) {
+      ir::ValueId v;
+      REQUIRE(ir::addInput(g, "in" + std::to_string(inputs++), shape, &v).empty());
+      return v;
+    };
+    for (int i = 0; i < 3; ++i) pool.push_back(input({4, 8 * (1 + pick(2))}));
+    auto width = [&](ir::ValueId v) { return g.value(v).shape[1]; };
+    auto add = [&](ir::Op op) {
+      ir::ValueId v;
+      if (ir::addOp(g, std::move(op), nullptr, &v).empty()) pool.push_back(v);
+    };
+    for (int step = 0; step < 8; ++step) {
+      ir::Op op;
+      ir::ValueId a = pool[static_cast<size_t>(pick(static_cast<int>(pool.size())))];
+      ir::ValueId b = pool[static_cast<size_t>(pick(static_cast<int>(pool.size())))];
+      switch (pick(6)) {
+        case 0:  // concat along the columns
+          if (width(a) + width(b) > 48) continue;
+          op.kind = ir::OpKind::Concat;
+          op.inputs = {a, b};
+          op.dim = 1;
+          break;
+        case 1: {  // slice of the columns
+          int64_t w = width(a);
+          int64_t s = pick(static_cast<int>(w));
+          op.kind = ir::OpKind::Slice;
+          op.inputs = {a};
+          op.dim = 1;
+          op.start = s;
+          op.end = s + 1 + pick(static_cast<int>(w - s));
+          break;
+        }
+        case 2: {  // element-wise binary: equal widths, or a broadcast column / row input
+          static const ir::OpKind kinds[] = {ir::OpKind::Add, ir::OpKind::Sub, ir::OpKind::Mul, ir::OpKind::Maximum};
+          op.kind = kinds[pick(4)];
+          int how = pick(3);
+          if (how == 0 && width(a) != width(b)) continue;
+          ir::ValueId other = how == 0 ? b : how == 1 ? input({4, 1}) : input({1, width(a)});
+          op.inputs = pick(2) ? std::vector<ir::ValueId>{a, other} : std::vector<ir::ValueId>{other, a};
+          break;
+        }
+        case 3: {  // unary, or a scale by a number
+          int how = pick(3);
+          if (how == 2) {
+            op.kind = ir::OpKind::Mul;
+            op.inputs = {a, ir::addConst(g, "-1")};
+          } else {
+            op.kind = how == 0 ? ir::OpKind::Neg : ir::OpKind::Exp;
+            op.inputs = {a};
+          }
+          break;
+        }
+        case 4: {  // matmul contracting the columns
+          op.kind = ir::OpKind::Matmul;
+          op.inputs = {a, input({width(a), 8})};
+          break;
+        }
+        default: {  // matmul with a concatenated contraction on both sides
+          ir::ValueId c = pool[static_cast<size_t>(pick(static_cast<int>(pool.size())))];
+          ir::Op cat;
+          cat.kind = ir::OpKind::Concat;
+          cat.inputs = {a, c};
+          cat.dim = 1;
+          ir::ValueId ac;
+          if (width(a) + width(c) > 48 || !ir::addOp(g, cat, nullptr, &ac).empty()) continue;
+          ir::Op right;
+          right.kind = ir::OpKind::Concat;
+          right.inputs = {input({width(a), 8}), input({width(c), 8})};
+          right.dim = 0;
+          ir::ValueId bc;
+          REQUIRE(ir::addOp(g, right, nullptr, &bc).empty());
+          op.kind = ir::OpKind::Matmul;
+          op.inputs = {ac, bc};
+          break;
+        }
+      }
+      add(op);
+    }
+    // The last value and one other are the outputs, named.
+    g.outputs = {pool.back()};
+    ir::ValueId second = pool[static_cast<size_t>(pick(static_cast<int>(pool.size())))];
+    if (second != pool.back() && g.producer(second).kind != ir::OpKind::Input) g.outputs.push_back(second);
+    for (size_t i = 0; i < g.outputs.size(); ++i) g.values[static_cast<size_t>(g.outputs[i])].name = "out" + std::to_string(i);
+    ir::Graph out;
+    if (!search::simplifyLayout(g, out)) continue;
+    ++rewritten;
+    INFO("trial " << trial);
+    REQUIRE(ir::checkProgram(out).empty());
+    REQUIRE(out.outputs.size() == g.outputs.size());
+    for (size_t i = 0; i < g.outputs.size(); ++i) CHECK(out.value(out.outputs[i]).name == g.value(g.outputs[i]).name);
+    verify::Verdict v = verify::checkEquivalent(g, out);
+    INFO(v.message);
+    CHECK(v.equivalent);
+  }
+  // Enough of them are rewritten for this to test the rules.
+  CHECK(rewritten >= 30);
 }
