@@ -640,23 +640,7 @@ Result searchSegments(const ir::Graph& program, const ir::Graph& cut, const std:
     Engine engine(segments[k].program, segmentVerifier, so);
     Result r = engine.run();
     addStats(result.stats, r.stats);
-    // Among the segment's candidates as cheap as its best, the one with the
-    // fewest operators: a detour of equal cost only adds roundings (one
-    // such, exp(a - max a)·exp(b - max b) for exp(a + b - max), overflows
-    // where the input does not, and the driver's numerics check then drops
-    // the whole stitched program).
-    auto bodyOps = [](const ir::Graph& g) {
-      size_t n = 0;
-      for (const ir::Op& op : g.ops) n += op.kind == ir::OpKind::Kernel ? op.body->ops.size() : 1;
-      return n;
-    };
-    size_t pick = static_cast<size_t>(r.best);
-    for (size_t i = 0; i < r.candidates.size(); ++i) {
-      const Candidate& c = r.candidates[i];
-      const Candidate& p = r.candidates[pick];
-      if (c.cost <= p.cost * (1 + 1e-9) && c.kernels <= p.kernels && bodyOps(c.graph) < bodyOps(p.graph)) pick = i;
-    }
-    const Candidate& b = r.candidates[pick];
+    const Candidate& b = r.candidates[static_cast<size_t>(r.best)];
     best[k] = b.graph;
     origins.push_back(b.origin);
   }
