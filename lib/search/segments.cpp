@@ -84,25 +84,21 @@ int producerInStage(const Graph& g, const std::vector<int>& opStage, size_t i, V
   return isOrdinary(g.ops[static_cast<size_t>(p)]) && opStage[static_cast<size_t>(p)] == opStage[i] ? p : -1;
 }
 
-// A component of more than kMaxSegmentOps operators is cut once more, by
-// phase: 0, its element-wise prologue (the operators that depend on no
-// contraction or reduction of the component: RoPE's rotations of Q and K,
-// once layout_rewrite.h has split them into halves); 1, what depends on a
-// contraction but on no reduction (the scores); 2, the rest (softmax and
-// P·V). Prologue pieces that read a common value are one segment (the two
-// rotated halves of Q read both halves of Q), and the prologue piece with
-// the most result elements joins the phase-1 piece that reads it (the
-// rotation of the keys is fused into the scores; the small one of the
-// query is a kernel of its own). Each phase only reads earlier ones, so
-// the segments of a stage are searched in phase order. Searched whole, the
-// 22 operators of rope_attention's attention gave no μGraph in 30 s, nor
-// both rotations together in 15 s; and a scores piece in one with the
-// softmax is built as exp(a - max a)·exp(b - max b) for the two halves'
-// products a, b (the abstract expressions split exp(a + b)), which
-// underflows where the program does not.
+// A component of more than kMaxSegmentOps operators is cut once more,
+// before its reductions: phase 0 holds the operators that depend on no
+// reduction of the component (RoPE's rotations of Q and K, once
+// layout_rewrite.h has split them into halves, and the scores
+// Q1·K1 + Q2·K2), phase 1 the reductions and what depends on them (softmax
+// and P·V), each cut into the pieces connected through the values they
+// pass. Phase 1 only reads phase 0, so the segments of a stage are searched
+// in phase order. Searched whole, rope_attention's 22 operators gave no
+// μGraph in 30 s: with the scores a sum of two products, the abstract
+// expressions split exp(a + b) into exp(a)·exp(b), and the one fused
+// kernel the search finds is exp(a - max a)·exp(b - max b), which
+// underflows where the program's softmax does not. Cut before the softmax,
+// the scores with both rotations are one kernel after 2 s.
 void cutLargeComponents(const Graph& g, const std::vector<int>& opStage, std::vector<int>& parent,
                         std::vector<int>& phase) {
-  auto sameStageProducer = [&](size_t i, ValueId in) { return producerInStage(g, opStage, i, in); };
   std::map<int, int> size;
   for (size_t i = 0; i < g.ops.size(); ++i)
     if (isOrdinary(g.ops[i])) ++size[find(parent, static_cast<int>(i))];
@@ -112,47 +108,18 @@ void cutLargeComponents(const Graph& g, const std::vector<int>& opStage, std::ve
     const Op& op = g.ops[i];
     if (!isOrdinary(op) || size[find(parent, static_cast<int>(i))] <= kMaxSegmentOps) continue;
     split[i] = anySplit = true;
-    phase[i] = ir::isReduction(op.kind) ? 2 : op.kind == OpKind::Matmul ? 1 : 0;
+    phase[i] = ir::isReduction(op.kind);
     for (ValueId in : op.inputs)
-      if (int p = sameStageProducer(i, in); p >= 0) phase[i] = std::max(phase[i], phase[static_cast<size_t>(p)]);
+      if (int p = producerInStage(g, opStage, i, in); p >= 0) phase[i] = std::max(phase[i], phase[static_cast<size_t>(p)]);
   }
   if (!anySplit) return;
-  std::vector<int> root(g.ops.size());
-  for (size_t i = 0; i < g.ops.size(); ++i) root[i] = find(parent, static_cast<int>(i));
+  // Joined again, through the values passed within one phase.
   std::iota(parent.begin(), parent.end(), 0);
-  auto join = [&](int a, int b) { parent[static_cast<size_t>(find(parent, a))] = find(parent, b); };
-  std::map<std::pair<int, ValueId>, int> readerOf;  // (component, value from outside) -> first prologue op reading it
   for (size_t i = 0; i < g.ops.size(); ++i) {
     if (!isOrdinary(g.ops[i])) continue;
-    if (split[i] && phase[i] == 0)
-      for (ValueId in : g.ops[i].inputs) {
-        if (sameStageProducer(i, in) >= 0 || g.producer(in).kind == OpKind::Const) continue;
-        auto [it, fresh] = readerOf.emplace(std::make_pair(root[i], in), static_cast<int>(i));
-        if (!fresh) join(static_cast<int>(i), it->second);
-      }
     for (ValueId in : g.ops[i].inputs)
-      if (int p = sameStageProducer(i, in); p >= 0 && phase[static_cast<size_t>(p)] == phase[i]) join(static_cast<int>(i), p);
-  }
-  // The largest prologue piece of each component, by result elements.
-  std::map<int, int64_t> elements;  // prologue piece root -> elements
-  for (size_t i = 0; i < g.ops.size(); ++i)
-    if (split[i] && phase[i] == 0) elements[find(parent, static_cast<int>(i))] += ir::numElements(g.value(g.ops[i].results[0]).shape);
-  std::map<int, int> largest;  // component root -> its largest prologue piece
-  for (auto& [piece, n] : elements) {
-    auto [it, fresh] = largest.emplace(root[static_cast<size_t>(piece)], piece);
-    if (!fresh && n > elements[it->second]) it->second = piece;
-  }
-  for (auto& [component, piece] : largest) {
-    int reader = -1;  // a phase-1 op that reads the piece
-    for (size_t i = 0; i < g.ops.size() && reader < 0; ++i)
-      if (split[i] && phase[i] == 1 && root[i] == component)
-        for (ValueId in : g.ops[i].inputs)
-          if (int p = sameStageProducer(i, in); p >= 0 && phase[static_cast<size_t>(p)] == 0 && find(parent, p) == piece)
-            reader = static_cast<int>(i);
-    if (reader < 0) continue;
-    for (size_t i = 0; i < g.ops.size(); ++i)
-      if (split[i] && phase[i] == 0 && find(parent, static_cast<int>(i)) == piece) phase[i] = 1;
-    join(piece, reader);
+      if (int p = producerInStage(g, opStage, i, in); p >= 0 && phase[static_cast<size_t>(p)] == phase[i])
+        parent[static_cast<size_t>(find(parent, static_cast<int>(i)))] = find(parent, p);
   }
 }
 
@@ -197,9 +164,9 @@ std::vector<Segment> splitAtLayoutOps(const Graph& g) {
   for (size_t v = 0; v < g.values.size(); ++v) names[v] = nameOf(static_cast<ValueId>(v));
 
   std::vector<Segment> out;
-  // Within a stage, a prologue (phase 0) before the rest of its component.
+  // Within a stage, phase 0 before phase 1 (cutLargeComponents).
   for (int s = 0; s <= last; ++s)
-    for (int ph = 0; ph < 3; ++ph)
+    for (int ph = 0; ph < 2; ++ph)
     for (auto& [root, ops] : members) {
       if (opStage[ops.front()] != s || phase[ops.front()] != ph) continue;
       Segment seg;

@@ -163,7 +163,7 @@ TEST_CASE("layout simplification leaves a concat whose other operand would need 
   CHECK_FALSE(search::simplifyLayout(parseText("graph g {\n  X = input f16[4, 4]\n  Y = reshape(exp(X), shape=[16])\n  output Y\n}\n"), out));
 }
 
-TEST_CASE("layout simplification of rope_attention: one segment per rotation-or-scores piece, in phase order") {
+TEST_CASE("layout simplification of rope_attention: the rotations with the scores, then the softmax") {
   std::ifstream in(std::string(MIRAGE_EXAMPLES_DIR) + "/rope_attention.mg");
   std::stringstream text;
   text << in.rdbuf();
@@ -172,19 +172,19 @@ TEST_CASE("layout simplification of rope_attention: one segment per rotation-or-
   CHECK(count(s, ir::OpKind::Concat) == 0);
   CHECK(slicesReadInputs(s));
   // The slices are views of the inputs (stage 0), so nothing cuts the
-  // program; its 22 operators are cut by phase instead: the rotation of Q,
-  // the rotation of the keys with the scores, the softmax with P·V.
+  // program; its 22 operators are cut before the softmax's reductions
+  // instead: both rotations with the scores, then softmax and P·V.
   std::vector<search::Segment> segs = search::splitAtLayoutOps(s);
-  REQUIRE(segs.size() == 3);
+  REQUIRE(segs.size() == 2);
   auto ops = [](const search::Segment& seg) {
     int n = 0;
     for (const ir::Op& op : seg.program.ops) n += op.kind != ir::OpKind::Input && op.kind != ir::OpKind::Const;
     return n;
   };
-  CHECK(ops(segs[0]) == 6);
-  CHECK(segs[0].outputs.size() == 2);  // the two rotated halves of Q
-  CHECK(ops(segs[1]) == 10);
-  CHECK(ops(segs[2]) == 6);
+  CHECK(ops(segs[0]) == 16);
+  CHECK(segs[0].inputs.size() == 12);  // the twelve halves
+  CHECK(segs[0].outputs.size() == 1);  // the scores
+  CHECK(ops(segs[1]) == 6);
   for (const search::Segment& seg : segs) CHECK(seg.stage == 0);
   // Stitched back unsearched, the pieces are the program.
   std::vector<const ir::Graph*> chosen;
