@@ -20,8 +20,8 @@
 #include "mirage/ir/check.h"
 #include "mirage/ir/printer.h"
 #include "mirage/search/guard.h"
-#include "mirage/verify/verifier.h"
 #include "mirage/search/layout_rewrite.h"
+#include "mirage/verify/verifier.h"
 #include "segments.h"
 #include "space.h"
 
@@ -389,18 +389,10 @@ class Engine {
   // thread happened to verify first: with this strict order, the candidates
   // no other passing candidate dominates are always verified, and the final
   // Pareto filter in run() keeps exactly those, whatever the timing.
-  //
-  // Before the text, the number of lines (operators): of two equally cheap
-  // candidates the one with fewer operators has fewer roundings, and it
-  // avoids detours such as exp(a - max a)·exp(b - max b) for
-  // exp(a + b - max(a + b)), whose factors can both underflow where the
-  // program's softmax cannot (the driver's numerics check would drop it).
   static bool dominates(const Candidate& c, const std::string& cText, double cost, int kernels,
                         const std::string& text) {
-    if (c.cost > cost || c.kernels > kernels) return false;
-    auto cLines = std::count(cText.begin(), cText.end(), '\n');
-    auto lines = std::count(text.begin(), text.end(), '\n');
-    return std::tie(c.cost, c.kernels, cLines, cText) < std::tie(cost, kernels, lines, text);
+    return c.cost <= cost && c.kernels <= kernels &&
+           std::tie(c.cost, c.kernels, cText) < std::tie(cost, kernels, text);
   }
 
   bool dominatedLocked(const Pending& p) const {
