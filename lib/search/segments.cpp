@@ -25,8 +25,8 @@ int find(std::vector<int>& parent, int x) {
   return x;
 }
 
-// Above this many operators a segment's element-wise prologue is searched
-// apart from the rest (splitAtLayoutOps).
+// Above this many operators a segment is cut once more, before its
+// reductions (cutLargeComponents).
 constexpr int kMaxSegmentOps = 16;
 
 bool isOrdinary(const Op& op) {
