@@ -14,6 +14,7 @@
 #include "mirage/ir/check.h"
 #include "mirage/ir/printer.h"
 #include "mirage/parse/parser.h"
+#include "mirage/search/layout_rewrite.h"
 #include "mirage/search/regions.h"
 #include "mirage/verify/verifier.h"
 #include "run.h"
@@ -58,6 +59,9 @@ std::optional<search::Result> cachedRegion(const std::string& dir, const std::st
 bool usesRegions(const Run& run) {
   int ops = static_cast<int>(search::operatorOps(run.program).size());
   if (ops <= kRegionThresholdOps) return false;
+  // Concats and slices the layout simplification folds (RoPE) are searched
+  // in its segments when each is small (search/layout_rewrite.h).
+  if (search::simplifiesIntoSmallSegments(run.program, kRegionThresholdOps)) return false;
   for (const ir::Op& op : run.program.ops)
     if (op.kind == ir::OpKind::Kernel) return false;  // already a μGraph
   search::RegionRule rule;
