@@ -86,6 +86,10 @@ struct Options {
   // false (tests): it builds exps as an unguarded search does, and the rule
   // rejects the complete candidates instead (counted in rejectedUnguarded).
   bool guardInEnumerator = true;
+  // States the first run of every work item may visit before it is cut and
+  // put back with four times the budget (docs/search.md, "Scheduling");
+  // 0: the search's own budgets. Tests set it to exercise the cuts.
+  int64_t itemBudgetStates = 0;
 };
 
 struct Stats {
