@@ -446,6 +446,8 @@ class Engine {
         ItemState& s = state_[static_cast<size_t>(item)];
         ++s.runs;
         s.states = states;
+        if (!skip) ++total_.itemRuns;
+        if (cut) ++total_.itemsCut;
         used_[static_cast<size_t>(it.kernels - 1)] += states - s.budget;
         if (traceItems_)
           fmt::print(stderr, "item {} k{} d{} c{} run {} budget {} states {} {} {:.3f}s at {:.2f}s\n", item,
@@ -730,6 +732,8 @@ void addStats(Stats& total, const Stats& s) {
   total.pruned += s.pruned;
   total.duplicates += s.duplicates;
   total.deferred += s.deferred;
+  total.itemRuns += s.itemRuns;
+  total.itemsCut += s.itemsCut;
   total.templates += s.templates;
   total.instantiated += s.instantiated;
   total.noExtents += s.noExtents;

@@ -15,42 +15,11 @@
 #include "mirage/parse/parser.h"
 #include "mirage/search/search.h"
 #include "mirage/verify/verifier.h"
+#include "model_options.h"
 
 using namespace mirage;
-
-namespace {
-
-const backend::ArchSpec& h100() {
-  static const backend::ArchSpec spec = *backend::archSpecFor("sm_90");
-  return spec;
-}
-
-// The options the driver passes: the backend's model and its bounds.
-search::Options modelOptions(double seconds, bool bound) {
-  search::Options o;
-  o.timeLimitSeconds = seconds;
-  o.jobs = 2;
-  o.cost = [](const ir::Graph& g) { return backend::estimateCost(g, h100()).totalUs; };
-  if (bound) {
-    o.kernelFloor = [](const search::KernelFloor& f) {
-      backend::KernelFloor b;
-      b.blocks = f.blocks;
-      b.forloop = f.forloop;
-      b.dramBytes = f.dramBytes;
-      b.blockLoadBytes = f.blockLoadBytes;
-      b.blockSmemBytes = f.blockSmemBytes;
-      b.smemPerBlock = f.smemPerBlock;
-      b.blockMatmulFlops = f.blockMatmulFlops;
-      b.tensorCores = f.tensorCores;
-      b.blockElements = f.blockElements;
-      return backend::kernelFloorUs(b, h100());
-    };
-    o.launchesFloor = [](int n, double bytes) { return backend::launchesFloorUs(n, bytes, h100()); };
-  }
-  return o;
-}
-
-}  // namespace
+using mirage::test::h100;
+using mirage::test::modelOptions;
 
 TEST_CASE("the lower bound is at most the cost model on every template of the examples", "[search][bound]") {
   // 2.5 s each: hundreds to thousands of templates, one- and two-kernel ones.
