@@ -229,14 +229,15 @@ class Engine {
     bool finished = false;
     int64_t budget = 0;  // of the last run taken
     int64_t states = 0;  // of the last run
+    bool inFlight = false;
   };
 
   // The schedule (docs/search.md, "Scheduling"): one queue per kernel
-  // count, each in the fixed item order, except that a run cut by its
-  // budget goes behind the runs of its queue that were cut fewer times. A
-  // free thread serves the kernel count that has used the fewest states
-  // (in-flight runs counted at their budget), so that no kernel count waits
-  // for another's space to end.
+  // count. A free thread serves the kernel count that has used the fewest
+  // states (in-flight runs counted at their budget), so that no kernel
+  // count waits for another's space to end, and takes from it the run of
+  // the smallest budget, the first in the item order among equals: small
+  // items do not wait behind a large one.
   int takeRunLocked(bool& wait) {
     wait = false;
     int lane = -1;
@@ -247,38 +248,48 @@ class Engine {
       return -1;
     }
     auto& q = queues_[static_cast<size_t>(lane)];
-    int item = q.begin()->second;
-    q.erase(q.begin());
+    auto best = q.end();
+    int64_t bestBudget = 0;
+    for (auto i = q.begin(); i != q.end(); ++i) {
+      int64_t b = nextBudgetLocked(*i);
+      if (best == q.end() || b < bestBudget) best = i, bestBudget = b;
+    }
+    int item = *best;
+    q.erase(best);
     ++inFlight_;
-    ItemState& s = state_[static_cast<size_t>(item)];
-    s.budget = nextBudgetLocked(item);
-    used_[static_cast<size_t>(lane)] += s.budget;
+    state_[static_cast<size_t>(item)].budget = bestBudget;
+    state_[static_cast<size_t>(item)].inFlight = true;
+    used_[static_cast<size_t>(lane)] += bestBudget;
     return item;
   }
 
   void queueLocked(int item) {
     const Item& it = items_[static_cast<size_t>(item)];
-    queues_[static_cast<size_t>(it.kernels - 1)].insert({state_[static_cast<size_t>(item)].runs, item});
+    queues_[static_cast<size_t>(it.kernels - 1)].insert(item);
   }
 
   // States the next run of an item may visit before it is cut. A pass
-  // costs a few times the one before it (3 to 10 on the examples), so a
+  // costs a few times the one before it (3 to 16 on the examples), so a
   // first run gets 16 times the states of the same configuration's
-  // previous pass (or its budget, while that one has not ended), at least
-  // kFirstBudget; a cut run's successor gets 4 times its budget, so that
-  // repeating the cut prefixes costs at most a third more.
+  // previous pass (16 times its budget while it has not ended, or what it
+  // would get, while it has not run), at least kFirstBudget; a cut run's
+  // successor gets 4 times its budget, so that repeating the cut prefixes
+  // costs at most a third more.
   int64_t nextBudgetLocked(int item) const {
     const ItemState& s = state_[static_cast<size_t>(item)];
     if (opt_.itemBudgetStates > 0) return opt_.itemBudgetStates << (2 * std::min(s.runs, 20));
-    if (s.runs > 0) return s.budget * 4;
+    if (s.runs > 0) return std::min<int64_t>(s.budget, kMaxBudget / 4) * 4;
     int64_t b = kFirstBudget;
     const int prev = previousPass_[static_cast<size_t>(item)];
     if (prev >= 0) {
       const ItemState& p = state_[static_cast<size_t>(prev)];
-      b = std::max(b, 16 * (p.finished ? p.states : p.budget));
+      int64_t base = p.finished ? p.states : p.runs > 0 || inFlightItem(prev) ? p.budget : nextBudgetLocked(prev);
+      b = std::max(b, std::min(base, kMaxBudget / 16) * 16);
     }
     return b;
   }
+  bool inFlightItem(int item) const { return state_[static_cast<size_t>(item)].inFlight; }
+  static constexpr int64_t kMaxBudget = int64_t{1} << 50;
   static constexpr int64_t kFirstBudget = 1 << 14;
 
   struct Pending {
@@ -444,6 +455,7 @@ class Engine {
         std::lock_guard lock(mu_);
         --inFlight_;
         ItemState& s = state_[static_cast<size_t>(item)];
+        s.inFlight = false;
         ++s.runs;
         s.states = states;
         if (!skip) ++total_.itemRuns;
@@ -694,9 +706,9 @@ class Engine {
   std::map<std::pair<int, int>, int> saturated_;
   std::vector<ItemState> state_;                         // per item; guarded by mu_
   std::vector<int> previousPass_;  // per item: the item of the same kernels and configuration one pass lower, or -1
-  // Per kernel count (index kernels - 1): the runs to do as (cuts so far,
-  // item), and the states its runs used (in-flight ones at their budget).
-  std::vector<std::set<std::pair<int, int>>> queues_;  // mu_
+  // Per kernel count (index kernels - 1): the items whose next run is to
+  // do, and the states its runs used (in-flight ones at their budget).
+  std::vector<std::set<int>> queues_;  // mu_
   std::vector<int64_t> used_;                          // mu_
   int inFlight_ = 0;                                     // runs taken and not yet ended; mu_
   size_t finishedItems_ = 0;                             // mu_
