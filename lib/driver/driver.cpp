@@ -97,9 +97,15 @@ bool chooseDevice(Run& run, CandidateTimer* injected) {
 double searchBudget(const Run& run) {
   if (run.opt.timeLimitSeconds <= 0) return kDefaultSearchSeconds;  // a ceiling: completion ends the search first
   // Leave a quarter of the limit (at least 0.3 s) for lowering and writing,
-  // and with a GPU 40% (measuring a candidate takes a second or two).
+  // and with a GPU 40% (measuring a candidate takes a second or two). NVRTC
+  // compiles the written program, which may be the input lowered: about
+  // 0.06 s of CPU per launch, 0.13 s of wall time on a busy machine
+  // (decoder_layer.mg's 26 launches: 1.5 s of CPU, 3.4 s), so a large
+  // program keeps more.
+  constexpr double kCompileSecondsPerLaunch = 0.15;
   double left = run.opt.timeLimitSeconds - since(run.start);
-  double keep = (run.gpu ? 0.4 : 0.25) * run.opt.timeLimitSeconds;
+  double keep = std::max((run.gpu ? 0.4 : 0.25) * run.opt.timeLimitSeconds,
+                         kCompileSecondsPerLaunch * ir::countKernels(run.program));
   return std::max(0.05, left - std::max(0.3, keep));
 }
 
@@ -119,8 +125,8 @@ void progressLine(const Run& run, const search::Stats& s) {
 }  // namespace
 
 // The cost model's lower bounds, from its own formula (branch and bound).
-void setCostBounds(const Run& run, search::Options& sopt) {
-  sopt.kernelFloor = [&run](const search::KernelFloor& f) {
+void setCostBounds(const backend::ArchSpec& arch, search::Options& sopt) {
+  sopt.kernelFloor = [arch](const search::KernelFloor& f) {
     thread_local backend::KernelFloor b;  // called per search state: keep the vector's storage
     b.blocks = f.blocks;
     b.forloop = f.forloop;
@@ -131,9 +137,9 @@ void setCostBounds(const Run& run, search::Options& sopt) {
     b.blockMatmulFlops = f.blockMatmulFlops;
     b.tensorCores = f.tensorCores;
     b.blockElements.assign(f.blockElements.begin(), f.blockElements.end());
-    return backend::kernelFloorUs(b, run.arch);
+    return backend::kernelFloorUs(b, arch);
   };
-  sopt.launchesFloor = [&run](int launches, double bytes) { return backend::launchesFloorUs(launches, bytes, run.arch); };
+  sopt.launchesFloor = [arch](int launches, double bytes) { return backend::launchesFloorUs(launches, bytes, arch); };
 }
 
 namespace {
@@ -240,7 +246,7 @@ bool searchOrCache(Run& run) {
   sopt.jobs = jobsFor(opt);
   sopt.seed = opt.seed;
   sopt.cost = cost;
-  setCostBounds(run, sopt);
+  setCostBounds(run.arch, sopt);
   std::mutex mu;
   sopt.onProgress = [&](const search::Stats& s) {
     std::lock_guard lock(mu);

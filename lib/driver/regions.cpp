@@ -14,6 +14,7 @@
 #include "mirage/ir/check.h"
 #include "mirage/ir/printer.h"
 #include "mirage/parse/parser.h"
+#include "mirage/search/layout_rewrite.h"
 #include "mirage/search/regions.h"
 #include "mirage/verify/verifier.h"
 #include "run.h"
@@ -58,6 +59,9 @@ std::optional<search::Result> cachedRegion(const std::string& dir, const std::st
 bool usesRegions(const Run& run) {
   int ops = static_cast<int>(search::operatorOps(run.program).size());
   if (ops <= kRegionThresholdOps) return false;
+  // Concats and slices the layout simplification folds (RoPE) are searched
+  // in its segments when each is small (search/layout_rewrite.h).
+  if (search::simplifiesIntoSmallSegments(run.program, kRegionThresholdOps)) return false;
   for (const ir::Op& op : run.program.ops)
     if (op.kind == ir::OpKind::Kernel) return false;  // already a μGraph
   search::RegionRule rule;
@@ -86,8 +90,10 @@ bool searchByRegions(Run& run, double budget, const std::function<double(const i
   ro.jobs = vopt.threads;
   ro.secondsPerRegion = kRegionSearchSeconds;
   // The whole check and the numerics check come after the regions: they get
-  // a fifth of what the search may use.
-  ro.timeLimitSeconds = 0.8 * budget;
+  // a fifth of what the search may use, and at least 3 s of it (half, when
+  // that is less): the decoder layer's whole check takes about 2.5 s on a
+  // busy machine, and regions that are never checked are wasted.
+  ro.timeLimitSeconds = budget - std::max(0.2 * budget, std::min(3.0, 0.5 * budget));
   ro.cost = cost;
   ro.log = [&](const std::string& s) { log(s); };
   // Content-addressed: the key is the region's canonical text (with the
@@ -116,7 +122,7 @@ bool searchByRegions(Run& run, double budget, const std::function<double(const i
     so.jobs = jobs;
     so.seed = opt.seed;
     so.cost = cost;
-    setCostBounds(run, so);
+    setCostBounds(run.arch, so);
     // A region's search stops early once its best is old: three times as
     // old as it was when found, and at least kRegionQuietSeconds (the best of
     // every decoder-layer region comes within 2 s; a search that ends by

@@ -97,9 +97,6 @@ bool hopperByDefault(const Run& run);
 // input program itself, and with --no-search the input as given, need none.
 bool passesNumerics(Run& run, size_t i);
 
-// Sets sopt's lower bounds of the run's cost model (branch and bound).
-void setCostBounds(const Run& run, search::Options& sopt);
-
 // Regions (regions.cpp, docs/search.md "Regions"): a program of more than
 // kRegionThresholdOps operators (shorthands expanded) that holds no custom
 // kernel and that the cut rule splits is searched region by region, regions

@@ -9,7 +9,7 @@
 
 namespace mirage::interp::detail {
 
-// exp square sqrt rsqrt silu gelu relu.
+// The element-wise unary operators (dense_ops.h has the definitions).
 Tensor unaryOp(ir::OpKind kind, const Tensor& a);
 // add sub mul div with NumPy broadcasting (a rank-0 tensor is a scalar).
 Tensor binaryOp(ir::OpKind kind, const Tensor& a, const Tensor& b);

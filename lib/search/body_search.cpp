@@ -549,7 +549,7 @@ class BodySearch {
     if (a.after != b.after) return false;
     if (op.kind == ir::OpKind::Matmul) {
       size_t ra = a.shape.size(), rb = b.shape.size();
-      if (ra < 2 || rb < 2 || ra != rb) return false;
+      if (ra < 2 || rb < 2) return false;
       Label k = a.labels[ra - 1];
       if (k == kUnit || k != b.labels[rb - 2] || a.shape[ra - 1] != b.shape[rb - 2]) return false;
       if (!partialOf(k) && !ctx_.labels->reduced[static_cast<size_t>(k)]) return false;

@@ -22,6 +22,7 @@
 #include "mirage/ir/check.h"
 #include "mirage/ir/printer.h"
 #include "mirage/search/guard.h"
+#include "mirage/search/layout_rewrite.h"
 #include "mirage/verify/verifier.h"
 #include "segments.h"
 #include "space.h"
@@ -767,8 +768,9 @@ void addStats(Stats& total, const Stats& s) {
 // of operators (a one-operator segment is searched too: a custom kernel's
 // tiling can beat the lowering's, as for a [1, 512] x [512, 512] matmul);
 // the best μGraph of each is stitched back and the whole is verified
-// against the program.
-Result searchSegments(const ir::Graph& program, const std::vector<Segment>& segments,
+// against the program. `cut` is the program the segments come from: the
+// program itself, or its layout simplification (layout_rewrite.h).
+Result searchSegments(const ir::Graph& program, const ir::Graph& cut, const std::vector<Segment>& segments,
                       const verify::Verifier& verifier, const Options& options) {
   auto start = Clock::now();
   auto cost = options.cost ? options.cost : [](const ir::Graph& g) { return estimateCostUs(g); };
@@ -812,7 +814,7 @@ Result searchSegments(const ir::Graph& program, const std::vector<Segment>& segm
   std::vector<const ir::Graph*> chosen;
   for (const ir::Graph& g : best) chosen.push_back(&g);
   Candidate stitched;
-  if (std::string e = stitchSegments(program, segments, chosen, stitched.graph); e.empty()) {
+  if (std::string e = stitchSegments(cut, segments, chosen, stitched.graph); e.empty()) {
     // Equivalence is compositional, but the stitched whole is what will be
     // written: it is verified whole like every other candidate.
     verify::Verdict v = verifier.check(stitched.graph);
@@ -839,8 +841,17 @@ Result searchSegments(const ir::Graph& program, const std::vector<Segment>& segm
 }  // namespace
 
 Result runSearch(const ir::Graph& program, const verify::Verifier& verifier, const Options& options) {
-  std::vector<Segment> segments = splitAtLayoutOps(program);
-  if (!segments.empty()) return searchSegments(program, segments, verifier, options);
+  // Layout simplification first: it removes the concats it can, so that
+  // fewer cuts remain. The stitched result is verified against `program`
+  // whole, so a wrong rewrite costs a candidate, never a wrong answer.
+  ir::Graph simplified;
+  bool useSimplified = false;
+  if (simplifyLayout(program, simplified)) {
+    for (const ir::Op& op : simplified.ops) useSimplified = useSimplified || ir::isLayoutOp(op.kind);
+  }
+  const ir::Graph& cut = useSimplified ? simplified : program;
+  std::vector<Segment> segments = splitAtLayoutOps(cut);
+  if (!segments.empty()) return searchSegments(program, cut, segments, verifier, options);
   Engine engine(program, verifier, options);
   return engine.run();
 }

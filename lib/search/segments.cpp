@@ -25,6 +25,10 @@ int find(std::vector<int>& parent, int x) {
   return x;
 }
 
+// Above this many operators a segment is cut once more, before its
+// reductions (cutLargeComponents).
+constexpr int kMaxSegmentOps = 16;
+
 bool isOrdinary(const Op& op) {
   return op.kind != OpKind::Input && op.kind != OpKind::Const && !ir::isLayoutOp(op.kind);
 }
@@ -51,6 +55,74 @@ std::string appendMapped(const Graph& from, const Op& op, std::vector<ValueId>& 
   return {};
 }
 
+// The stage of every value and op: a layout op's result is one stage later
+// than its latest operand, except a slice of a program input that only
+// kernels read, which is a view (ir::isLayoutView): a kernel reads it in
+// place like the input itself, so it is stage 0 and does not cut the
+// program (RoPE's halves of Q and K, after layout_rewrite.h).
+int stages(const Graph& g, std::vector<int>& stage, std::vector<int>& opStage) {
+  stage.assign(g.values.size(), 0);
+  opStage.assign(g.ops.size(), 0);
+  int last = 0;
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    const Op& op = g.ops[i];
+    int s = 0;
+    for (ValueId in : op.inputs)
+      if (g.producer(in).kind != OpKind::Const) s = std::max(s, stage[static_cast<size_t>(in)]);
+    bool inputView = op.kind == OpKind::Slice && g.producer(op.inputs[0]).kind == OpKind::Input && ir::isLayoutView(g, op);
+    if (ir::isLayoutOp(op.kind) && !inputView) ++s;
+    opStage[i] = s;
+    last = std::max(last, s);
+    for (ValueId r : op.results) stage[static_cast<size_t>(r)] = s;
+  }
+  return last;
+}
+
+// The index of the ordinary op of op i's stage that produces `in`, or -1.
+int producerInStage(const Graph& g, const std::vector<int>& opStage, size_t i, ValueId in) {
+  int p = g.value(in).op;
+  return isOrdinary(g.ops[static_cast<size_t>(p)]) && opStage[static_cast<size_t>(p)] == opStage[i] ? p : -1;
+}
+
+// A component of more than kMaxSegmentOps operators is cut once more,
+// before its reductions: phase 0 holds the operators that depend on no
+// reduction of the component (RoPE's rotations of Q and K, once
+// layout_rewrite.h has split them into halves, and the scores
+// Q1·K1 + Q2·K2), phase 1 the reductions and what depends on them (softmax
+// and P·V), each cut into the pieces connected through the values they
+// pass. Phase 1 only reads phase 0, so the segments of a stage are searched
+// in phase order. Searched whole, rope_attention's 22 operators gave no
+// μGraph in 30 s: with the scores a sum of two products, the abstract
+// expressions split exp(a + b) into exp(a)·exp(b), and the one fused
+// kernel the search finds is exp(a - max a)·exp(b - max b), which
+// underflows where the program's softmax does not. Cut before the softmax,
+// the scores with both rotations are one kernel after 2 s.
+void cutLargeComponents(const Graph& g, const std::vector<int>& opStage, std::vector<int>& parent,
+                        std::vector<int>& phase) {
+  std::map<int, int> size;
+  for (size_t i = 0; i < g.ops.size(); ++i)
+    if (isOrdinary(g.ops[i])) ++size[find(parent, static_cast<int>(i))];
+  std::vector<char> split(g.ops.size(), 0);
+  bool anySplit = false;
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    const Op& op = g.ops[i];
+    if (!isOrdinary(op) || size[find(parent, static_cast<int>(i))] <= kMaxSegmentOps) continue;
+    split[i] = anySplit = true;
+    phase[i] = ir::isReduction(op.kind);
+    for (ValueId in : op.inputs)
+      if (int p = producerInStage(g, opStage, i, in); p >= 0) phase[i] = std::max(phase[i], phase[static_cast<size_t>(p)]);
+  }
+  if (!anySplit) return;
+  // Joined again, through the values passed within one phase.
+  std::iota(parent.begin(), parent.end(), 0);
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    if (!isOrdinary(g.ops[i])) continue;
+    for (ValueId in : g.ops[i].inputs)
+      if (int p = producerInStage(g, opStage, i, in); p >= 0 && phase[static_cast<size_t>(p)] == phase[i])
+        parent[static_cast<size_t>(find(parent, static_cast<int>(i)))] = find(parent, p);
+  }
+}
+
 }  // namespace
 
 std::vector<Segment> splitAtLayoutOps(const Graph& g) {
@@ -59,31 +131,20 @@ std::vector<Segment> splitAtLayoutOps(const Graph& g) {
   if (!any) return {};
 
   // Stages and the ops of each.
-  std::vector<int> stage(g.values.size(), 0);
-  std::vector<int> opStage(g.ops.size(), 0);
-  int last = 0;
-  for (size_t i = 0; i < g.ops.size(); ++i) {
-    const Op& op = g.ops[i];
-    int s = 0;
-    for (ValueId in : op.inputs)
-      if (g.producer(in).kind != OpKind::Const) s = std::max(s, stage[static_cast<size_t>(in)]);
-    if (ir::isLayoutOp(op.kind)) ++s;
-    opStage[i] = s;
-    last = std::max(last, s);
-    for (ValueId r : op.results) stage[static_cast<size_t>(r)] = s;
-  }
+  std::vector<int> stage, opStage;
+  int last = stages(g, stage, opStage);
   // Components: ordinary ops of one stage joined through the values they
   // pass each other.
+  auto sameStageProducer = [&](size_t i, ValueId in) { return producerInStage(g, opStage, i, in); };
   std::vector<int> parent(g.ops.size());
   std::iota(parent.begin(), parent.end(), 0);
   for (size_t i = 0; i < g.ops.size(); ++i) {
     if (!isOrdinary(g.ops[i])) continue;
-    for (ValueId in : g.ops[i].inputs) {
-      int p = g.value(in).op;
-      if (isOrdinary(g.ops[static_cast<size_t>(p)]) && opStage[static_cast<size_t>(p)] == opStage[i])
-        parent[static_cast<size_t>(find(parent, static_cast<int>(i)))] = find(parent, p);
-    }
+    for (ValueId in : g.ops[i].inputs)
+      if (int p = sameStageProducer(i, in); p >= 0) parent[static_cast<size_t>(find(parent, static_cast<int>(i)))] = find(parent, p);
   }
+  std::vector<int> phase(g.ops.size(), 0);
+  cutLargeComponents(g, opStage, parent, phase);
   // Uses outside each op's component (or as program outputs) make outputs.
   std::set<ValueId> programOutputs(g.outputs.begin(), g.outputs.end());
   std::map<int, std::vector<size_t>> members;  // component root -> op indices, in order
@@ -103,9 +164,11 @@ std::vector<Segment> splitAtLayoutOps(const Graph& g) {
   for (size_t v = 0; v < g.values.size(); ++v) names[v] = nameOf(static_cast<ValueId>(v));
 
   std::vector<Segment> out;
+  // Within a stage, phase 0 before phase 1 (cutLargeComponents).
   for (int s = 0; s <= last; ++s)
+    for (int ph = 0; ph < 2; ++ph)
     for (auto& [root, ops] : members) {
-      if (opStage[ops.front()] != s) continue;
+      if (opStage[ops.front()] != s || phase[ops.front()] != ph) continue;
       Segment seg;
       seg.stage = s;
       Graph& p = seg.program;
@@ -162,16 +225,9 @@ std::string stitchSegments(const Graph& g, const std::vector<Segment>& segments,
     if (std::string e = ir::addInput(out, g.value(in).name, g.value(in).shape, &v); !e.empty()) return e;
     map[static_cast<size_t>(in)] = v;
   }
-  int last = 0;
+  std::vector<int> stage, opStage;
+  int last = stages(g, stage, opStage);
   for (const Segment& s : segments) last = std::max(last, s.stage);
-  std::vector<int> stage(g.values.size(), 0);
-  for (const Op& op : g.ops) {
-    int s = 0;
-    for (ValueId in : op.inputs)
-      if (g.producer(in).kind != OpKind::Const) s = std::max(s, stage[static_cast<size_t>(in)]);
-    if (ir::isLayoutOp(op.kind)) ++s;
-    for (ValueId r : op.results) stage[static_cast<size_t>(r)] = s;
-  }
   for (int s = 0; s <= last; ++s) {
     // The layout ops that feed this stage (their operands are all earlier).
     for (const Op& op : g.ops) {

@@ -10,6 +10,7 @@
 
 #include "mirage/backend/arch.h"
 #include "mirage/backend/cost_model.h"
+#include "mirage/driver/driver.h"
 #include "mirage/ir/check.h"
 #include "mirage/ir/printer.h"
 #include "mirage/parse/parser.h"

@@ -4,6 +4,7 @@
 
 #include "mirage/backend/arch.h"
 #include "mirage/backend/cost_model.h"
+#include "mirage/driver/driver.h"
 #include "mirage/search/search.h"
 
 namespace mirage::test {
@@ -19,22 +20,7 @@ inline search::Options modelOptions(double seconds, bool bound) {
   o.timeLimitSeconds = seconds;
   o.jobs = 2;
   o.cost = [](const ir::Graph& g) { return backend::estimateCost(g, h100()).totalUs; };
-  if (bound) {
-    o.kernelFloor = [](const search::KernelFloor& f) {
-      backend::KernelFloor b;
-      b.blocks = f.blocks;
-      b.forloop = f.forloop;
-      b.dramBytes = f.dramBytes;
-      b.blockLoadBytes = f.blockLoadBytes;
-      b.blockSmemBytes = f.blockSmemBytes;
-      b.smemPerBlock = f.smemPerBlock;
-      b.blockMatmulFlops = f.blockMatmulFlops;
-      b.tensorCores = f.tensorCores;
-      b.blockElements = f.blockElements;
-      return backend::kernelFloorUs(b, h100());
-    };
-    o.launchesFloor = [](int n, double bytes) { return backend::launchesFloorUs(n, bytes, h100()); };
-  }
+  if (bound) driver::setCostBounds(h100(), o);
   return o;
 }
 

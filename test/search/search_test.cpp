@@ -50,6 +50,17 @@ TEST_CASE("small RMSNorm+Linear fuses into one kernel", "[search]") {
   CHECK(r.stats.pruned > 0);
 }
 
+TEST_CASE("RMSNorm+Linear of batched activations (rank 3 times a rank-2 weight) fuses into one kernel", "[search]") {
+  // As PyTorch users write it: X[batch, seq, hidden] · W[hidden, out]. The
+  // body's matmul broadcasts the weight tile over the batch dim.
+  std::optional<ir::Graph> g = parse::parseString(
+      "graph r { X = input f16[2, 4, 256]\n W = input f16[256, 64]\n Y = matmul(rms_norm(X), W)\n output Y }",
+      "test.mg", std::cerr);
+  REQUIRE(g);
+  search::Result r = run(*g, 20, 1);
+  CHECK(fewestKernels(r) == 1);
+}
+
 TEST_CASE("small LoRA fuses into one kernel", "[search]") {
   std::optional<ir::Graph> g = parse::parseString(
       "graph l { X = input f16[4, 32]\n W = input f16[32, 64]\n A = input f16[32, 4]\n B = input f16[4, 64]\n"

@@ -40,12 +40,14 @@ const char* kProgram = R"(graph cut {
 TEST_CASE("a program is cut at its layout ops into stages of connected pieces") {
   ir::Graph g = parseText(kProgram);
   std::vector<search::Segment> segs = search::splitAtLayoutOps(g);
-  // Stage 0: the matmul; stage 1: the softmax (after the reshape) and the
-  // exp (after the slice), two pieces; stage 2: the add after the concat.
+  // Stage 0: the matmul, and the exp of the slice R (a view of the input
+  // X that only exp reads, so no cut), two pieces; stage 1: the softmax
+  // (after the reshape); stage 2: the add after the concat (whose operand
+  // L is a copy: a layout op reads it).
   REQUIRE(segs.size() == 4);
   CHECK(segs[0].stage == 0);
   CHECK(segs[0].program.outputs.size() == 1);
-  CHECK(segs[1].stage == 1);
+  CHECK(segs[1].stage == 0);
   CHECK(segs[2].stage == 1);
   CHECK(segs[3].stage == 2);
   for (const search::Segment& s : segs) {

@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 
+#include "mirage/backend/arch.h"
 #include "mirage/search/search.h"
 
 namespace mirage::driver {
@@ -56,6 +57,11 @@ int runMirageOpt(const Options& options, std::ostream& out, std::ostream& err, C
 // Writes `text` to `path` whole or not at all (a temporary file in the same
 // directory, renamed into place). Returns an error message, empty on success.
 std::string writeFileAtomically(const std::string& path, const std::string& text);
+
+// Sets sopt's lower bounds (branch and bound, docs/search.md "Bounds") to
+// those of the backend's cost model for `arch`: the search's KernelFloor
+// carried over to the backend's, field by field, in this one place.
+void setCostBounds(const backend::ArchSpec& arch, search::Options& sopt);
 
 // The directory the result cache uses for these options.
 std::string cacheDirectory(const Options& options);
