@@ -11,6 +11,7 @@
 #include <array>
 #include <limits>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <map>
 #include <mutex>
@@ -123,9 +124,7 @@ class Engine {
         // ones are worth more than early passes of the last ones: each block
         // of six configurations is one pass behind the block before it.
         std::stable_sort(items_.begin() + static_cast<std::ptrdiff_t>(first), items_.end(),
-                         [](const Item& a, const Item& b) {
-                           return a.depth + a.config / 6 < b.depth + b.config / 6;
-                         });
+                         [](const Item& a, const Item& b) { return orderKey(a) < orderKey(b); });
       }
     }
     state_.assign(items_.size(), ItemState{});
@@ -223,6 +222,10 @@ class Engine {
     int kernels, depth, config;
   };
 
+  // The item order within one kernel count: each block of six
+  // configurations one pass behind the block before it.
+  static int orderKey(const Item& it) { return it.depth + it.config / 6; }
+
   // Per work item: how many runs it had (each cut by its budget but the
   // last), and whether one ran to its end (or it was skipped).
   struct ItemState {
@@ -235,15 +238,19 @@ class Engine {
 
   // The schedule (docs/search.md, "Scheduling"): one queue per kernel
   // count. A free thread serves the kernel count that has used the fewest
-  // states (in-flight runs counted at their budget), so that no kernel
-  // count waits for another's space to end, and takes from it the run of
-  // the smallest budget, the first in the item order among equals: small
-  // items do not wait behind a large one.
+  // states for its share (in-flight runs counted at their budget), so that
+  // no kernel count waits for another's space to end, and takes from it
+  // the run of the smallest key: the item order's key (pass + block of six
+  // configurations) plus one for every 4 times its budget exceeds the
+  // first budget, the first in the item order among equals. So a pass
+  // predicted large waits as if it were a later pass, and small items do
+  // not wait behind it.
   int takeRunLocked(bool& wait) {
     wait = false;
     int lane = -1;
     for (size_t k = 0; k < queues_.size(); ++k)
-      if (!queues_[k].empty() && (lane < 0 || used_[k] < used_[static_cast<size_t>(lane)])) lane = static_cast<int>(k);
+      if (!queues_[k].empty() && (lane < 0 || weightedUse(k) < weightedUse(static_cast<size_t>(lane))))
+        lane = static_cast<int>(k);
     if (lane < 0) {
       wait = inFlight_ > 0;
       return -1;
@@ -251,9 +258,11 @@ class Engine {
     auto& q = queues_[static_cast<size_t>(lane)];
     auto best = q.end();
     int64_t bestBudget = 0;
+    double bestKey = 0;
     for (auto i = q.begin(); i != q.end(); ++i) {
       int64_t b = nextBudgetLocked(*i);
-      if (best == q.end() || b < bestBudget) best = i, bestBudget = b;
+      double key = orderKey(items_[static_cast<size_t>(*i)]) + std::log2(static_cast<double>(b) / kFirstBudget) / 2;
+      if (best == q.end() || key < bestKey) best = i, bestBudget = b, bestKey = key;
     }
     int item = *best;
     q.erase(best);
@@ -262,6 +271,14 @@ class Engine {
     state_[static_cast<size_t>(item)].inFlight = true;
     used_[static_cast<size_t>(lane)] += bestBudget;
     return item;
+  }
+
+  // Shares of the states: one and two kernels equal, each kernel more
+  // half the one before. Plans with more kernels have larger spaces and
+  // at equal cost fewer launches win, but the best of LayerNorm+Linear,
+  // GELU-MLP and GQA has two kernels (docs/search.md, "Scheduling").
+  double weightedUse(size_t lane) const {
+    return std::ldexp(static_cast<double>(used_[lane]), static_cast<int>(std::min<size_t>(lane, 31)) - 1 + (lane == 0));
   }
 
   void queueLocked(int item) {
