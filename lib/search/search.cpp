@@ -1,5 +1,6 @@
-// The search driver: work items (kernels, body size, first kernel's
-// configuration) shared by worker threads in a fixed order, extents chosen
+// The search driver: work items (kernels, discrepancies, first kernel's
+// configuration) run by worker threads with state budgets, one queue per
+// kernel count (docs/search.md, "Scheduling"), extents chosen
 // per template by cost within the shared-memory budget, every candidate
 // verified, results merged in a deterministic order.
 #include "mirage/search/search.h"
@@ -102,7 +103,8 @@ class Engine {
     input.origin = "input";
     publish(input);
 
-    // Work items in a fixed order: fewer kernels first, then smaller bodies.
+    // Work items in a fixed order (the item order, which attributes
+    // candidates): fewer kernels first, then fewer discrepancies.
     {
       Context probe;
       initContext(probe, program_, labels_, opt_.limits);
@@ -245,6 +247,9 @@ class Engine {
   // first budget, the first in the item order among equals. So a pass
   // predicted large waits as if it were a later pass, and small items do
   // not wait behind it.
+  //
+  // Returns the item of the run taken, or -1 when there is none now
+  // (`wait`: runs in flight may still put their items back).
   int takeRunLocked(bool& wait) {
     wait = false;
     int lane = -1;
@@ -273,12 +278,12 @@ class Engine {
     return item;
   }
 
-  // Shares of the states: one and two kernels equal, each kernel more
-  // half the one before. Plans with more kernels have larger spaces and
-  // at equal cost fewer launches win, but the best of LayerNorm+Linear,
-  // GELU-MLP and GQA has two kernels (docs/search.md, "Scheduling").
+  // Shares of the states: each kernel more halves the share (4 : 2 : 1 for
+  // one, two and three kernels). Plans with more kernels have larger
+  // spaces and at equal cost fewer launches win, but none waits for the
+  // others to end (docs/search.md, "Scheduling").
   double weightedUse(size_t lane) const {
-    return std::ldexp(static_cast<double>(used_[lane]), static_cast<int>(std::min<size_t>(lane, 31)) - 1 + (lane == 0));
+    return std::ldexp(static_cast<double>(used_[lane]), static_cast<int>(std::min<size_t>(lane, 31)));
   }
 
   void queueLocked(int item) {
@@ -354,8 +359,6 @@ class Engine {
     return s;
   }
 
-  // Takes the next item run in schedule order, or -1 when there is none now
-  // (`wait`: runs in flight may still put their items back).
   void work() {
     {
       std::lock_guard lock(mu_);
@@ -444,7 +447,6 @@ class Engine {
         auto s = saturated_.find(key);
         skip = s != saturated_.end() && s->second < it.depth;
       }
-      if (static const char* mk = std::getenv("MIRAGE_MIN_KERNELS"); mk && it.kernels < std::atoi(mk)) skip = true;
       bool finished = true;
       int64_t states = 0;
       auto runStarted = Clock::now();
