@@ -1,6 +1,8 @@
 // The enumerator: kernel configurations and block-level bodies, extended in
 // canonical order while every new tile's abstract expression stays a
 // subexpression of an output (docs/search.md, "The space" and "Pruning").
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -166,6 +168,13 @@ class BodySearch {
     vals_.reserve(most);
     ops_.reserve(most);
     initBound();
+    if (final_) {
+      present_.reserve(most);
+      for (const Tensor& t : plan_.tensors) {
+        tensorAtoms_ |= ctx_.neededAtomsOf(t.expr);
+        tensorClasses_ |= ctx_.targetClassesOf(t.expr);
+      }
+    }
   }
 
   void run() {
@@ -194,6 +203,11 @@ class BodySearch {
   std::vector<BodyOp> ops_;
   std::vector<int> tiled_;  // per tensor: its tile's value, or -1
   uint64_t stateHash_ = 0;
+  // Needed atoms and target classes (Context::neededAtoms) that the plan's
+  // tensors have, and per body value those that it and the values before
+  // it have: what a completion of this state no longer needs to build.
+  uint64_t tensorAtoms_ = 0, tensorClasses_ = 0;
+  std::vector<std::pair<uint64_t, uint64_t>> present_;
   // state -> the (operators, discrepancies) left it was explored with
   std::unordered_map<uint64_t, std::pair<int, int>> seen_;
 
@@ -207,6 +221,22 @@ class BodySearch {
   std::vector<FloorSave> outputSaves_;
   std::unordered_map<uint64_t, std::vector<FloorPoint>> floorByTiles_;
   KernelFloor scratch_;  // reused: the floor of one state at one extent choice
+  // An intermediate kernel: the needed program inputs no closed kernel
+  // read, their bytes, and the outputs' bytes.
+  uint64_t unreadInputs_ = 0;
+  std::vector<double> inputBytes_;
+  double outputBytes_ = 0;
+
+  // The kernels after an intermediate one whose tiles are `tiled`: a
+  // launch and two round trips each, and together they move the outputs
+  // and every needed input that neither a closed kernel nor this one read.
+  double futureFor(uint64_t tiled) const {
+    double bytes = outputBytes_;
+    const uint64_t left = unreadInputs_ & ~tiled;
+    for (size_t t = 0; t < inputBytes_.size(); ++t)
+      if (left & (uint64_t{1} << t)) bytes += inputBytes_[t];
+    return ctx_.launchesFloor(kernelsLeft_ - 1, bytes);
+  }
 
   void initBound() {
     canBound_ = ctx_.kernelFloor && ctx_.launchesFloor && plan_.tensors.size() < 64;
@@ -220,6 +250,19 @@ class BodySearch {
     }
     if (!final_) {
       futureUs_ = ctx_.launchesFloor(kernelsLeft_ - 1, outputBytes);
+      outputBytes_ = outputBytes;
+      // Inputs the outputs need that no closed kernel read: this kernel or
+      // a later one reads each (futureFor).
+      std::vector<char> read(plan_.tensors.size(), 0);
+      for (const KernelTemplate& k : plan_.kernels)
+        for (int t : k.args) read[static_cast<size_t>(t)] = 1;
+      inputBytes_.assign(plan_.tensors.size(), 0);
+      for (size_t t = 0; t < plan_.tensors.size(); ++t) {
+        const Tensor& ten = plan_.tensors[t];
+        if (ten.kernel >= 0 || !ctx_.neededInput[static_cast<size_t>(ten.index)] || read[t]) continue;
+        unreadInputs_ |= uint64_t{1} << t;
+        inputBytes_[t] = static_cast<double>(ir::numElements(ten.shape)) * ir::dtypeBytes(g.dtype);
+      }
       return;
     }
     // The last kernel reads every input the outputs need that no earlier
@@ -247,18 +290,36 @@ class BodySearch {
   bool overBound() {
     if (!bounding_) return false;
     if (!ctx_.canBeBeaten()) return false;
-    const double base = ctx_.closedFloorUs + futureUs_;
-    // Extent choices cheapest first by their tiles alone: once that is
-    // too much, so is every later one; else add this body's operators.
-    for (const FloorPoint& p : floorPoints()) {
+    // An intermediate kernel: each needed input no closed kernel read is
+    // read by this kernel (a tile still to come) or by a later one (its
+    // bytes in the future's floor); every choice must be beaten. With more
+    // than four such inputs, only the choice that costs least by both
+    // terms' monotonicity: none tiled here, none charged to the future.
+    const uint64_t open = final_ ? 0 : unreadInputs_ & ~tileMask_;
+    if (std::popcount(open) > 4) return beatenAt(floorPoints(), ctx_.closedFloorUs + futureUs_);
+    for (uint64_t s = open;; s = (s - 1) & open) {  // every subset of open, open itself first
+      const uint64_t tiled = tileMask_ | s;
+      const double future = final_ ? futureUs_ : futureFor(tiled);
+      if (!beatenAt(pointsFor(tiled | requiredMask_), ctx_.closedFloorUs + future)) return false;
+      if (s == 0) break;
+    }
+    return true;
+  }
+
+  // Every completion at these extent choices, with `base` added, is
+  // beaten. Extent choices cheapest first by their tiles alone: once that
+  // is too much, so is every later one; else add this body's operators.
+  bool beatenAt(const std::vector<FloorPoint>& points, double base) {
+    for (const FloorPoint& p : points) {
       if (ctx_.beaten(base + p.us)) return true;
       if (!ctx_.beaten(base + withOperators(p))) return false;
     }
     return true;
   }
 
-  const std::vector<FloorPoint>& floorPoints() {
-    const uint64_t mask = tileMask_ | requiredMask_;
+  const std::vector<FloorPoint>& floorPoints() { return pointsFor(tileMask_ | requiredMask_); }
+
+  const std::vector<FloorPoint>& pointsFor(uint64_t mask) {
     auto it = floorByTiles_.find(mask);
     if (it == floorByTiles_.end())
       it = floorByTiles_
@@ -322,6 +383,32 @@ class BodySearch {
                                 [&](ExprId t) { return ctx_.exprs.equalUpToScale(v.expr, t); }))
         continue;
       n += blockElements(v, p);
+    }
+    return n;
+  }
+
+  // What the operators that make the outputs no value equals yet will
+  // write, in a last kernel without a for-loop: the value saved as an
+  // output has the output's block shape (tryComplete), it is made by an
+  // operator still to come (a tile equal to an output is a tensor, which
+  // counts as present), and without a loop that operator is neither an
+  // accumulator nor a scan, so the model charges its result's elements of
+  // shared-memory traffic. One operator per target class (one value equals
+  // at most one class up to scale), the smallest output of the class.
+  double missingOutputElements(const FloorPoint& p) const {
+    if (!final_ || cfg_.loop != kUnit || !ctx_.pruneUnreachable) return 0;
+    const uint64_t classes = present_.empty() ? tensorClasses_ : present_.back().second;
+    double n = 0;
+    for (int c = 0; c < ctx_.targetClasses && c < 63; ++c) {
+      if (classes & (uint64_t{1} << c)) continue;
+      double least = std::numeric_limits<double>::infinity();
+      for (size_t o = 0; o < ctx_.targets.size(); ++o) {
+        if (ctx_.targetClass[o] != c) continue;
+        BVal out;
+        out.labels = ctx_.labels->ofValue[static_cast<size_t>(ctx_.program->outputs[o])];
+        least = std::min(least, blockElements(out, p));
+      }
+      if (least < std::numeric_limits<double>::infinity()) n += least;
     }
     return n;
   }
@@ -390,7 +477,7 @@ class BodySearch {
       f.blockSmemBytes += (in + out) * bytes * times;
       f.smemPerBlock += static_cast<int64_t>(out * bytes);
     }
-    f.blockSmemBytes += unreadTileElements(p) * bytes;
+    f.blockSmemBytes += (unreadTileElements(p) + missingOutputElements(p)) * bytes;
     return ctx_.kernelFloor(f);
   }
 
@@ -613,6 +700,10 @@ class BodySearch {
       if (op.arg < 64) tileMask_ |= uint64_t{1} << op.arg;
     }
     stateHash_ += mix(v.sig);
+    if (final_) {
+      auto [atoms, classes] = present_.empty() ? std::make_pair(tensorAtoms_, tensorClasses_) : present_.back();
+      present_.push_back({atoms | ctx_.neededAtomsOf(v.expr), classes | ctx_.targetClassesOf(v.expr)});
+    }
     ops_.push_back(op);
     vals_.push_back(std::move(v));
   }
@@ -626,6 +717,7 @@ class BodySearch {
       if (op.arg < 64) tileMask_ &= ~(uint64_t{1} << op.arg);
     }
     stateHash_ -= mix(vals_.back().sig);
+    if (final_) present_.pop_back();
     ops_.pop_back();
     vals_.pop_back();
   }
@@ -936,8 +1028,45 @@ class BodySearch {
     if (second) pop();
   }
 
+  // The moves every completion of this (last) kernel must still make, at
+  // least (each costs at least one of the body's operators): one per
+  // needed atom no value or tensor has yet (each such operator creates one
+  // atom), and one per target class no value equals yet, except a class
+  // that is itself a missing atom (its operator may be the atom's); and
+  // half the dead values.
+  int operatorsStillNeeded() const {
+    auto [atoms, classes] = present_.empty() ? std::make_pair(tensorAtoms_, tensorClasses_) : present_.back();
+    const uint64_t missingAtoms = ~atoms & ((uint64_t{1} << ctx_.neededAtoms.size()) - 1);
+    int n = std::popcount(missingAtoms);
+    for (int c = 0; c < ctx_.targetClasses && c < 63; ++c) {
+      if (classes & (uint64_t{1} << c)) continue;
+      const int a = ctx_.atomOfClass[static_cast<size_t>(c)];
+      if (a >= 0 && (missingAtoms & (uint64_t{1} << a))) continue;
+      ++n;
+    }
+    // An emitted body has no dead value (tryComplete): every value that no
+    // operator reads and that equals no target must be read by an operator
+    // still to come, and one move reads at most two values that exist
+    // before it (the guard's composite moves and the two-step fixes read
+    // one, their hidden values are read inside the move).
+    int dead = 0;
+    for (size_t i = 0; i < vals_.size(); ++i) {
+      const BVal& v = vals_[i];
+      if (v.uses > 0 || v.hidden) continue;
+      if (ctx_.targetClassesOf(v.expr) != 0) continue;
+      ++dead;
+    }
+    return std::max(n, (dead + 1) / 2);
+  }
+
   void dfs(int depthLeft) {
     if (ctx_.stopped()) return;
+    // No completion within the operators left (docs/search.md, "Needed
+    // operators"): not a bound, the subtree emits nothing.
+    if (final_ && ctx_.pruneUnreachable && !ctx_.bruteForce && operatorsStillNeeded() > std::max(0, depthLeft)) {
+      ++ctx_.stats.pruned;
+      return;
+    }
     if (overBound()) {
       ++ctx_.stats.prunedByBound;
       return;
@@ -1259,10 +1388,92 @@ class BodySearch {
       done.tensors.push_back(out);
     }
     done.kernels.push_back(std::move(k));
-    if (canBound_) done.floorUs = stateFloor();
+    if (canBound_) done.floorUs = ctx_.checkAncestorBounds ? ancestorsFloor() : stateFloor();
     ++ctx_.stats.templates;
+    ++ctx_.templatesEver;
     ctx_.emit(done);
     return true;
+  }
+
+  // Tests (Options::checkAncestorBounds): the largest lower bound of this
+  // state and of every state on the way to it in this kernel (the prefixes
+  // of its operators), each of which must be at most the cost of this
+  // completion. The operators are popped and pushed back in order, which
+  // restores every count.
+  double ancestorsFloor() {
+    double most = stateFloor();
+    std::vector<BodyOp> ops(ops_.begin(), ops_.end());
+    std::vector<BVal> vals(vals_.begin(), vals_.end());
+    while (!ops_.empty()) {
+      pop();
+      most = std::max(most, stateFloor());
+    }
+    for (size_t i = 0; i < ops.size(); ++i) {
+      BVal v = vals[i];
+      v.uses = 0;
+      push(ops[i], std::move(v));
+    }
+    return most;
+  }
+
+  // What the search of the kernels after a closed one depends on besides
+  // the closed floor and the discrepancies left: the plan's tensors (shape,
+  // labels, expression, producer, the maxima they carry, the bytes a
+  // kernel saved them with), which tensors the closed kernels read, the
+  // grid labels that partial labels count, and how many kernels the plan
+  // has (Context::beaten). The closed kernels' bodies are not part of it.
+  std::string restKey() const {
+    std::string key = fmt::format("n{}|k{}|", ctx_.planKernels, kernelsLeft_ - 1);
+    for (const Tensor& t : plan_.tensors) {
+      bool f32 = false;
+      if (t.kernel >= 0) {
+        const KernelTemplate& k = plan_.kernels[static_cast<size_t>(t.kernel)];
+        f32 = static_cast<size_t>(t.index) < k.savedF32.size() && k.savedF32[static_cast<size_t>(t.index)];
+      }
+      key += fmt::format("T{},{},{},{},{}:", t.expr, t.kernel, t.index, t.maxTensor, f32 ? 4 : 0);
+      for (size_t d = 0; d < t.shape.size(); ++d) key += fmt::format("{}/{},", t.labels[d], t.shape[d]);
+    }
+    std::vector<char> read(plan_.tensors.size(), 0);
+    for (const KernelTemplate& k : plan_.kernels)
+      for (int a : k.args) read[static_cast<size_t>(a)] = 1;
+    key += "R";
+    for (char r : read) key += r ? '1' : '0';
+    for (size_t p = 1; p < plan_.partialAxis.size(); ++p) {
+      auto [pk, pa] = plan_.partialAxis[p];
+      key += fmt::format("|P{}", plan_.kernels[static_cast<size_t>(pk)].grid[static_cast<size_t>(pa)].label);
+    }
+    return key;
+  }
+
+  // Searches the kernels after the one just closed, unless the same search
+  // emitted nothing before with a closed floor no higher and at least as
+  // many discrepancies left: every state it would prune by bound was
+  // pruned then (the best only improves, the floors only rise), every
+  // other state is one it visited then, so it would emit nothing now.
+  // Where that search refused a move for its budget, or ran with more
+  // budget, the skip counts as a refused move (the saturated-pass rule of
+  // search.cpp must not take this pass for complete).
+  void searchRest() {
+    if (!bounding_ || ctx_.bruteForce || !ctx_.skipBarren) {
+      searchKernels(ctx_, plan_, kernelsLeft_ - 1, discLeft_, -1);
+      return;
+    }
+    std::string key = restKey();
+    if (auto it = ctx_.barren.find(key); it != ctx_.barren.end() &&
+                                         it->second.closedFloorUs <= ctx_.closedFloorUs &&
+                                         it->second.discrepancies >= discLeft_) {
+      if (it->second.deferred || it->second.discrepancies > discLeft_) ++ctx_.deferredEver;
+      ++ctx_.stats.duplicates;
+      return;
+    }
+    const int64_t templatesBefore = ctx_.templatesEver, deferredBefore = ctx_.deferredEver;
+    searchKernels(ctx_, plan_, kernelsLeft_ - 1, discLeft_, -1);
+    if (ctx_.templatesEver != templatesBefore || ctx_.stopped()) return;
+    if (ctx_.barren.size() > 100000) ctx_.barren.clear();  // bounded memory
+    const Context::BarrenSearch now{ctx_.closedFloorUs, discLeft_, ctx_.deferredEver != deferredBefore};
+    auto [it, inserted] = ctx_.barren.emplace(std::move(key), now);
+    // Of two records neither of which covers the other, the newer is kept.
+    if (!inserted) it->second = now;
   }
 
   // Intermediate kernel: when the body is closed (no dead value; its
@@ -1344,7 +1555,7 @@ class BodySearch {
       for (const SaveInfo& info : maxInfos) saves.push_back({info.labels, 4});
       ctx_.closedFloorUs += leastWithOperators(
           kernelFloorPoints(ctx_, plan_, cfg_.grid, cfg_.loop, maskTensors(tileMask_), saves, partial));
-      if (bounding_ && ctx_.beaten(ctx_.closedFloorUs + futureUs_)) {
+      if (bounding_ && ctx_.beaten(ctx_.closedFloorUs + futureFor(tileMask_))) {
         ++ctx_.stats.prunedByBound;
         ctx_.closedFloorUs = closedBefore;
         return;
@@ -1383,7 +1594,7 @@ class BodySearch {
       plan_.partialAxis.push_back({kernelIndex, axis});
     }
     plan_.kernels.push_back(std::move(k));
-    searchKernels(ctx_, plan_, kernelsLeft_ - 1, discLeft_, -1);
+    searchRest();
     plan_.kernels.pop_back();
     if (usesPartial) plan_.partialAxis.pop_back();
     plan_.tensors.resize(tensorsBefore);
@@ -1440,6 +1651,48 @@ bool Context::prune(ExprId e) {
   return m == 1;
 }
 
+namespace {
+
+// The unary operators whose result is one uninterpreted-function atom of
+// their operand (ExprTable::unary): each such operator creates exactly one
+// atom, and nothing else creates these (relu and abs are pairs of maximum
+// atoms, which binary maximum also makes, so they are not counted).
+bool singleAtomFunction(int tag) {
+  const auto k = static_cast<ir::OpKind>(tag);
+  return k == ir::OpKind::Sqrt || k == ir::OpKind::Silu || k == ir::OpKind::Gelu || k == ir::OpKind::Tanh ||
+         k == ir::OpKind::Sigmoid || k == ir::OpKind::Log;
+}
+
+}  // namespace
+
+uint64_t Context::neededAtomsOf(ExprId e) {
+  constexpr uint64_t kDone = uint64_t{1} << 63;
+  if (static_cast<size_t>(e) >= neededAtomsMemo.size()) neededAtomsMemo.resize(exprs.size() + 1024, 0);
+  if (neededAtomsMemo[static_cast<size_t>(e)] & kDone) return neededAtomsMemo[static_cast<size_t>(e)] & ~kDone;
+  uint64_t m = 0;
+  for (const Monomial& term : exprs.poly(e).terms)
+    for (const Factor& f : term.factors) {
+      const Atom& a = exprs.atom(f.atom);
+      if (a.arg < 0) continue;
+      auto it = std::find(neededAtoms.begin(), neededAtoms.end(), f.atom);
+      if (it != neededAtoms.end()) m |= uint64_t{1} << (it - neededAtoms.begin());
+      m |= neededAtomsOf(a.arg);  // the memo may have grown: index it again below
+    }
+  neededAtomsMemo[static_cast<size_t>(e)] = m | kDone;
+  return m;
+}
+
+uint64_t Context::targetClassesOf(ExprId e) {
+  constexpr uint64_t kDone = uint64_t{1} << 63;
+  if (static_cast<size_t>(e) >= targetClassMemo.size()) targetClassMemo.resize(exprs.size() + 1024, 0);
+  if (targetClassMemo[static_cast<size_t>(e)] & kDone) return targetClassMemo[static_cast<size_t>(e)] & ~kDone;
+  uint64_t m = 0;
+  for (size_t t = 0; t < targets.size(); ++t)
+    if (targetClass[t] < 63 && exprs.equalUpToScale(e, targets[t])) m |= uint64_t{1} << targetClass[t];
+  targetClassMemo[static_cast<size_t>(e)] = m | kDone;
+  return m;
+}
+
 void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& labels,
                  const Limits& limits) {
   ctx.program = &program;
@@ -1471,6 +1724,46 @@ void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& la
     }
   }
   ctx.fixArgs.assign(fix.begin(), fix.end());
+  // What every completion must still build (Context::neededAtoms).
+  ctx.neededAtoms.clear();
+  {
+    std::vector<ExprId> stack(ctx.targets.begin(), ctx.targets.end());
+    std::set<ExprId> visited;
+    while (!stack.empty()) {
+      ExprId x = stack.back();
+      stack.pop_back();
+      if (!visited.insert(x).second) continue;
+      for (const Monomial& m : ctx.exprs.poly(x).terms)
+        for (const Factor& f : m.factors) {
+          const Atom& at = ctx.exprs.atom(f.atom);
+          if (at.arg < 0) continue;
+          if (at.kind == AtomKind::Func && singleAtomFunction(at.tag) && ctx.neededAtoms.size() < 63 &&
+              std::find(ctx.neededAtoms.begin(), ctx.neededAtoms.end(), f.atom) == ctx.neededAtoms.end())
+            ctx.neededAtoms.push_back(f.atom);
+          stack.push_back(at.arg);
+        }
+    }
+  }
+  ctx.targetClass.assign(ctx.targets.size(), -1);
+  ctx.targetClasses = 0;
+  ctx.atomOfClass.clear();
+  for (size_t t = 0; t < ctx.targets.size(); ++t) {
+    for (size_t u = 0; u < t && ctx.targetClass[t] < 0; ++u)
+      if (ctx.exprs.equalUpToScale(ctx.targets[t], ctx.targets[u])) ctx.targetClass[t] = ctx.targetClass[u];
+    if (ctx.targetClass[t] >= 0) continue;
+    ctx.targetClass[t] = ctx.targetClasses++;
+    // A target that is one counted atom (times a constant, to any power)
+    // may be the very operator that creates the atom.
+    int atomIndex = -1;
+    const Poly& p = ctx.exprs.poly(ctx.targets[t]);
+    if (p.terms.size() == 1 && p.terms[0].degree == 1 && p.terms[0].factors.size() == 1) {
+      auto it = std::find(ctx.neededAtoms.begin(), ctx.neededAtoms.end(), p.terms[0].factors[0].atom);
+      if (it != ctx.neededAtoms.end()) atomIndex = static_cast<int>(it - ctx.neededAtoms.begin());
+    }
+    ctx.atomOfClass.push_back(atomIndex);
+  }
+  ctx.neededAtomsMemo.clear();
+  ctx.targetClassMemo.clear();
   // Inputs some output depends on: every candidate reads them (the bound).
   ctx.neededInput.assign(program.inputs.size(), 0);
   for (size_t i = 0; i < program.inputs.size(); ++i)

@@ -367,6 +367,9 @@ class Engine {
     Context ctx;
     initContext(ctx, program_, labels_, opt_.limits);
     if (!opt_.guardInEnumerator) ctx.guard = false;
+    ctx.pruneUnreachable = opt_.pruneUnreachable;
+    ctx.skipBarren = opt_.skipBarren;
+    ctx.checkAncestorBounds = opt_.checkAncestorBounds;
     ctx.kernelFloor = kernelFloor_;
     ctx.launchesFloor = launchesFloor_;
     if (kernelFloor_ && launchesFloor_) ctx.bestAtMost = bestAtMost_.data();

@@ -217,6 +217,24 @@ struct Context {
   double closedFloorUs = 0;
   std::vector<char> neededInput;  // per program input: some output depends on it  // lower bounds of the kernels the current plan has closed
   std::unordered_map<std::string, std::vector<struct FloorPoint>> floorMemo;  // by configuration, tiles and saves
+  // Templates emitted, never reset (stats.templates is flushed).
+  int64_t templatesEver = 0;
+  // Searches of the kernels after a closed one that emitted nothing
+  // (body_search.cpp, tryClose): by what they depend on, the least closed
+  // floor and the most discrepancies they ran with, and whether they
+  // deferred a move. A later search from the same tensors with at least
+  // that floor and at most that budget emits nothing either.
+  struct BarrenSearch {
+    double closedFloorUs = 0;
+    int discrepancies = 0;
+    bool deferred = false;
+  };
+  std::unordered_map<std::string, BarrenSearch> barren;
+  // Tests turn these off to compare: the barren-search skip and the
+  // needed-operators prune (BodySearch::operatorsStillNeeded).
+  bool skipBarren = true;
+  bool pruneUnreachable = true;
+  bool checkAncestorBounds = false;  // Options::checkAncestorBounds
   // Every completion of a plan of planKernels kernels with lower bound
   // `floor` is dominated strictly by a verified candidate: one with at
   // most as many launches is faster, or one with fewer is at least as
@@ -232,6 +250,23 @@ struct Context {
   }
 
   bool prune(ExprId e);                // true when e is a subexpression of no target
+
+  // What every completion still has to build (docs/search.md, "Needed
+  // operators"): the atoms of the targets (nested ones included) that only
+  // one operator each can create (sqrt, silu, gelu, tanh, sigmoid, log:
+  // an uninterpreted function of one argument; rsqrt makes sqrt's), and
+  // the targets up to scale, one class per set of equal targets. Bit i of
+  // neededAtomsOf(e) says e contains neededAtoms[i] (anywhere), bit c of
+  // targetClassesOf(e) that e equals class c up to a constant.
+  std::vector<AtomId> neededAtoms;        // at most 64
+  std::vector<int> targetClass;           // per target: its class
+  int targetClasses = 0;                  // at most 64
+  uint64_t atomShapedClasses = 0;         // classes that are one such atom (scaled, any power)
+  std::vector<int> atomOfClass;           // per class: index into neededAtoms, or -1
+  uint64_t neededAtomsOf(ExprId e);
+  uint64_t targetClassesOf(ExprId e);
+  std::vector<uint64_t> neededAtomsMemo;  // per ExprId; bit 63 set: computed
+  std::vector<uint64_t> targetClassMemo;  // per ExprId; bit 63 set: computed
   std::unordered_set<ExprId> preferredSet;  // the program's values' expressions, scale-free
   ExprId scaleFree(ExprId e);          // e divided by its first coefficient
   bool preferred(ExprId e);            // e is one of the program's own terms up to a constant

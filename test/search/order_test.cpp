@@ -45,18 +45,21 @@ std::string bodyKey(const search::Plan& plan) {
 }
 
 // Every emitted body, with how often it was emitted.
-std::map<std::string, int> enumerate(const ir::Graph& g, bool bruteForce, int maxOps, int discrepancies) {
+std::map<std::string, int> enumerate(const ir::Graph& g, bool bruteForce, int maxOps, int discrepancies,
+                                     bool pruneUnreachable = true, int64_t* states = nullptr) {
   search::ProgramLabels labels = search::analyzeLabels(g);
   search::Limits limits;
   limits.maxBlockOps = maxOps;
   search::Context ctx;
   search::initContext(ctx, g, labels, limits);
   ctx.bruteForce = bruteForce;
+  ctx.pruneUnreachable = pruneUnreachable;
   ctx.stopped = [] { return false; };
   std::map<std::string, int> seen;
   ctx.emit = [&](const search::Plan& p) { ++seen[bodyKey(p)]; };
   int configs = search::countFirstConfigs(ctx, 1);
   for (int c = 0; c < configs; ++c) search::searchPlans(ctx, 1, discrepancies, c);
+  if (states) *states = ctx.stats.states;
   return seen;
 }
 
@@ -82,6 +85,35 @@ TEST_CASE("canonical order: no duplicates, same bodies as brute force", "[order]
         CHECK(brute.count(key) == 1);
       }
       CHECK(canonical.size() == brute.size());
+    }
+  }
+}
+
+TEST_CASE("needed operators: states that cannot complete are dropped, no body is lost", "[order]") {
+  // Several outputs, functions that only their own operator makes (sqrt,
+  // tanh; rsqrt makes sqrt's atom), an output that is one such atom, and
+  // a normalization whose sqrt argument must be built exactly.
+  const char* programs[] = {
+      "graph a { X = input f32[4, 8]\n Y = input f32[4, 8]\n A = sqrt(X)\n B = mul(X, Y)\n"
+      " C = tanh(add(X, Y))\n output A, B, C }",
+      "graph b { X = input f32[4, 8]\n Y = div(X, sqrt(reduce_sum(square(X), dim=1)))\n output Y }",
+      "graph c { X = input f32[4, 8]\n W = input f32[8, 6]\n Y = matmul(mul(X, rsqrt(reduce_sum(X, dim=1))), W)\n"
+      " Z = reduce_sum(X, dim=1)\n output Y, Z }",
+  };
+  for (const char* text : programs) {
+    std::optional<ir::Graph> g = parse::parseString(text, "test.mg", std::cerr);
+    REQUIRE(g);
+    for (int disc : {0, 2}) {
+      int64_t statesWith = 0, statesWithout = 0;
+      auto with = enumerate(*g, false, 5, disc, true, &statesWith);
+      auto without = enumerate(*g, false, 5, disc, false, &statesWithout);
+      INFO(text << " discrepancies " << disc);
+      CHECK(!without.empty());
+      CHECK(with == without);
+      // Pass 0 follows the program's own terms, whose bodies mostly fit;
+      // with two discrepancies the prune drops states.
+      CHECK(statesWith <= statesWithout);
+      if (disc > 0) CHECK(statesWith < statesWithout);
     }
   }
 }
