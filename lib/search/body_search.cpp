@@ -1817,6 +1817,14 @@ void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& la
       ctx.numberOps.insert({k, {c.num, c.den}});
     }
   }
+  // reduce_mean is reduce_sum and this scale: a body needs it where the
+  // mean itself is used (layer_norm's X - mean(X)), not only inside a
+  // function's argument, where a fix would supply it.
+  for (const ir::Op& op : program.ops)
+    if (op.kind == ir::OpKind::ReduceMean) {
+      int64_t n = program.value(op.inputs[0]).shape[static_cast<size_t>(op.dim)];
+      if (n > 1) ctx.numberOps.insert({ir::OpKind::Mul, {1, n}});
+    }
   for (ExprId x : e)
     if (x >= 0 && !ctx.exprs.isConstant(x)) ctx.programValues.insert(x);
   // A maximum that only stabilizes a softmax cancels (the max-shift axiom):

@@ -1,5 +1,6 @@
-// The search driver: work items (kernels, body size, first kernel's
-// configuration) shared by worker threads in a fixed order, extents chosen
+// The search driver: work items (kernels, discrepancies, first kernel's
+// configuration) run by worker threads with state budgets, one queue per
+// kernel count (docs/search.md, "Scheduling"), extents chosen
 // per template by cost within the shared-memory budget, every candidate
 // verified, results merged in a deterministic order.
 #include "mirage/search/search.h"
@@ -7,13 +8,16 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <array>
 #include <limits>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <map>
 #include <mutex>
 #include <set>
+#include <tuple>
 #include <numeric>
 #include <thread>
 
@@ -99,7 +103,8 @@ class Engine {
     input.origin = "input";
     publish(input);
 
-    // Work items in a fixed order: fewer kernels first, then smaller bodies.
+    // Work items in a fixed order (the item order, which attributes
+    // candidates): fewer kernels first, then fewer discrepancies.
     {
       Context probe;
       initContext(probe, program_, labels_, opt_.limits);
@@ -121,11 +126,23 @@ class Engine {
         // ones are worth more than early passes of the last ones: each block
         // of six configurations is one pass behind the block before it.
         std::stable_sort(items_.begin() + static_cast<std::ptrdiff_t>(first), items_.end(),
-                         [](const Item& a, const Item& b) {
-                           return a.depth + a.config / 6 < b.depth + b.config / 6;
-                         });
+                         [](const Item& a, const Item& b) { return orderKey(a) < orderKey(b); });
       }
     }
+    state_.assign(items_.size(), ItemState{});
+    previousPass_.assign(items_.size(), -1);
+    {
+      std::map<std::tuple<int, int, int>, int> index;
+      for (size_t i = 0; i < items_.size(); ++i) index[{items_[i].kernels, items_[i].depth, items_[i].config}] = static_cast<int>(i);
+      for (size_t i = 0; i < items_.size(); ++i) {
+        auto p = index.find({items_[i].kernels, items_[i].depth - 1, items_[i].config});
+        if (p != index.end()) previousPass_[i] = p->second;
+      }
+    }
+    queues_.assign(static_cast<size_t>(std::max(1, opt_.limits.maxKernels)), {});
+    used_.assign(queues_.size(), 0);
+    traceItems_ = std::getenv("MIRAGE_TRACE_ITEMS") != nullptr;
+    for (size_t i = 0; i < items_.size(); ++i) queueLocked(static_cast<int>(i));
     int jobs = std::max(1, opt_.jobs);
     std::vector<std::thread> workers;
     for (int j = 0; j < jobs; ++j) workers.emplace_back([this] { work(); });
@@ -188,7 +205,7 @@ class Engine {
     result.stats = snapshotLocked();
     result.stats.dominated += offFront;
     result.stats.verified -= offFront;
-    result.stats.exhausted = !stopFlag_.load() && nextItem_.load() >= static_cast<int>(items_.size());
+    result.stats.exhausted = !stopFlag_.load() && finishedItems_ == items_.size();
     result.stats.timedOut = timedOut_.load();
     result.stats.complete = result.stats.exhausted;
     if (result.stats.complete)
@@ -206,6 +223,97 @@ class Engine {
   struct Item {
     int kernels, depth, config;
   };
+
+  // The item order within one kernel count: each block of six
+  // configurations one pass behind the block before it.
+  static int orderKey(const Item& it) { return it.depth + it.config / 6; }
+
+  // Per work item: how many runs it had (each cut by its budget but the
+  // last), and whether one ran to its end (or it was skipped).
+  struct ItemState {
+    int runs = 0;
+    bool finished = false;
+    int64_t budget = 0;  // of the last run taken
+    int64_t states = 0;  // of the last run
+    bool inFlight = false;
+  };
+
+  // The schedule (docs/search.md, "Scheduling"): one queue per kernel
+  // count. A free thread serves the kernel count that has used the fewest
+  // states for its share (in-flight runs counted at their budget), so that
+  // no kernel count waits for another's space to end, and takes from it
+  // the run of the smallest key: the item order's key (pass + block of six
+  // configurations) plus one for every 4 times its budget exceeds the
+  // first budget, the first in the item order among equals. So a pass
+  // predicted large waits as if it were a later pass, and small items do
+  // not wait behind it.
+  //
+  // Returns the item of the run taken, or -1 when there is none now
+  // (`wait`: runs in flight may still put their items back).
+  int takeRunLocked(bool& wait) {
+    wait = false;
+    int lane = -1;
+    for (size_t k = 0; k < queues_.size(); ++k)
+      if (!queues_[k].empty() && (lane < 0 || weightedUse(k) < weightedUse(static_cast<size_t>(lane))))
+        lane = static_cast<int>(k);
+    if (lane < 0) {
+      wait = inFlight_ > 0;
+      return -1;
+    }
+    auto& q = queues_[static_cast<size_t>(lane)];
+    auto best = q.end();
+    int64_t bestBudget = 0;
+    double bestKey = 0;
+    for (auto i = q.begin(); i != q.end(); ++i) {
+      int64_t b = nextBudgetLocked(*i);
+      double key = orderKey(items_[static_cast<size_t>(*i)]) + std::log2(static_cast<double>(b) / kFirstBudget) / 2;
+      if (best == q.end() || key < bestKey) best = i, bestBudget = b, bestKey = key;
+    }
+    int item = *best;
+    q.erase(best);
+    ++inFlight_;
+    state_[static_cast<size_t>(item)].budget = bestBudget;
+    state_[static_cast<size_t>(item)].inFlight = true;
+    used_[static_cast<size_t>(lane)] += bestBudget;
+    return item;
+  }
+
+  // Shares of the states: each kernel more halves the share (4 : 2 : 1 for
+  // one, two and three kernels). Plans with more kernels have larger
+  // spaces and at equal cost fewer launches win, but none waits for the
+  // others to end (docs/search.md, "Scheduling").
+  double weightedUse(size_t lane) const {
+    return std::ldexp(static_cast<double>(used_[lane]), static_cast<int>(std::min<size_t>(lane, 31)));
+  }
+
+  void queueLocked(int item) {
+    const Item& it = items_[static_cast<size_t>(item)];
+    queues_[static_cast<size_t>(it.kernels - 1)].insert(item);
+  }
+
+  // States the next run of an item may visit before it is cut. A pass
+  // costs a few times the one before it (3 to 16 on the examples), so a
+  // first run gets 16 times the states of the same configuration's
+  // previous pass (16 times its budget while it has not ended, or what it
+  // would get, while it has not run), at least kFirstBudget; a cut run's
+  // successor gets 4 times its budget, so that repeating the cut prefixes
+  // costs at most a third more.
+  int64_t nextBudgetLocked(int item) const {
+    const ItemState& s = state_[static_cast<size_t>(item)];
+    if (opt_.itemBudgetStates > 0) return opt_.itemBudgetStates << (2 * std::min(s.runs, 20));
+    if (s.runs > 0) return std::min<int64_t>(s.budget, kMaxBudget / 4) * 4;
+    int64_t b = kFirstBudget;
+    const int prev = previousPass_[static_cast<size_t>(item)];
+    if (prev >= 0) {
+      const ItemState& p = state_[static_cast<size_t>(prev)];
+      int64_t base = p.finished ? p.states : p.runs > 0 || inFlightItem(prev) ? p.budget : nextBudgetLocked(prev);
+      b = std::max(b, std::min(base, kMaxBudget / 16) * 16);
+    }
+    return b;
+  }
+  bool inFlightItem(int item) const { return state_[static_cast<size_t>(item)].inFlight; }
+  static constexpr int64_t kMaxBudget = int64_t{1} << 50;
+  static constexpr int64_t kFirstBudget = 1 << 14;
 
   struct Pending {
     double cost = 0;
@@ -267,14 +375,29 @@ class Engine {
     if (kernelFloor_ && launchesFloor_) ctx.bestAtMost = bestAtMost_.data();
     int calls = 0;
     auto lastVerify = Clock::now();
+    // States of this thread so far (ctx.stats is emptied by every flush)
+    // and where the current run started, for its budget.
+    int64_t flushedStates = 0, runStart = 0, runBudget = 0;
+    bool cut = false;
+    auto flushLocal = [&] {
+      flushedStates += ctx.stats.states;
+      flush(ctx.stats);
+    };
     ctx.stopped = [&] {
+      // The run's budget, in states: deterministic, so that where a run is
+      // cut does not depend on the machine or the number of threads.
+      if (cut) return true;
+      if (runBudget > 0 && flushedStates + ctx.stats.states - runStart >= runBudget) {
+        cut = true;
+        return true;
+      }
       // Verify what the search found so far, at most every 100 ms, so that
       // a good candidate is verified early: deep states of a large body
       // take long enough that counting states would leave it waiting for
       // seconds, so this looks at the clock (every 16 calls).
       if (++calls % 16 != 0) return stopFlag_.load(std::memory_order_relaxed);
       if (secondsSince(lastVerify) > 0.1) {
-        flush(ctx.stats);
+        flushLocal();
         while (!stopNow() && verifyOne()) {
         }
         lastVerify = Clock::now();
@@ -282,12 +405,32 @@ class Engine {
       return stopNow();
     };
     int item = 0, seq = 0;
-    ctx.emit = [&](const Plan& plan) { consider(plan, item, seq); };
+    ctx.emit = [&](const Plan& plan) {
+      if (traceItems_)
+        fmt::print(stderr, "emit item {} after {} states at {:.2f}s: {}\n", item,
+                   flushedStates + ctx.stats.states - runStart, secondsSince(start_), describe(plan));
+      consider(plan, item, seq);
+    };
     while (!stopNow()) {
-      item = nextItem_.fetch_add(1);
-      if (item >= static_cast<int>(items_.size())) break;
+      bool wait = false;
+      {
+        std::unique_lock lock(mu_);
+        item = takeRunLocked(wait);
+        if (item < 0 && wait) {
+          // Another thread's run may be cut and come back: verify, or wait.
+          lock.unlock();
+          if (!verifyOne()) {
+            std::unique_lock again(mu_);
+            cv_.wait_for(again, std::chrono::milliseconds(50));
+          }
+          continue;
+        }
+      }
+      if (item < 0) break;
       seq = 0;
       const Item& it = items_[static_cast<size_t>(item)];
+      const std::pair<int, int> key{it.kernels, it.config};
+      bool skip = false;
       // k launches that cost more than a verified candidate with at most k
       // launches, or at least as much as one with fewer: no plan of this
       // item can be on the front (Context::beaten).
@@ -295,33 +438,71 @@ class Engine {
                              launchesFloor_(it.kernels, ioBytes_) >= threshold(it.kernels - 1))) {
         std::lock_guard lock(mu_);
         ++total_.itemsPrunedByBound;
-        continue;
+        skip = true;
       }
       // A pass of this configuration that refused no move for its
       // discrepancy budget was the whole space of the configuration: every
       // later pass would visit the same states (the budget left at each is
       // one more, which no test then reaches) and, with a best at least as
       // good, emit a subset of the same plans. Skip them.
-      const std::pair<int, int> key{it.kernels, it.config};
-      {
+      if (!skip) {
         std::lock_guard lock(mu_);
         auto s = saturated_.find(key);
-        if (s != saturated_.end() && s->second < it.depth) continue;
+        skip = s != saturated_.end() && s->second < it.depth;
       }
-      ctx.planKernels = std::min(it.kernels, kMaxBoundKernels);
-      const int64_t deferredBefore = ctx.deferredEver;
-      searchPlans(ctx, it.kernels, it.depth, it.config);
-      if (ctx.deferredEver == deferredBefore && !stopNow()) {
+      bool finished = true;
+      int64_t states = 0;
+      auto runStarted = Clock::now();
+      if (!skip) {
+        {
+          std::lock_guard lock(mu_);
+          runBudget = state_[static_cast<size_t>(item)].budget;
+        }
+        runStart = flushedStates + ctx.stats.states;
+        cut = false;
+        ctx.planKernels = std::min(it.kernels, kMaxBoundKernels);
+        const int64_t deferredBefore = ctx.deferredEver;
+        searchPlans(ctx, it.kernels, it.depth, it.config);
+        states = flushedStates + ctx.stats.states - runStart;
+        runBudget = 0;
+        finished = !cut && !stopNow();
+        // A run cut by its budget explored only part of the space: that it
+        // deferred nothing so far says nothing about the rest.
+        if (finished && ctx.deferredEver == deferredBefore) {
+          std::lock_guard lock(mu_);
+          auto [s, inserted] = saturated_.emplace(key, it.depth);
+          if (!inserted) s->second = std::min(s->second, it.depth);
+        }
+      }
+      {
         std::lock_guard lock(mu_);
-        auto [s, inserted] = saturated_.emplace(key, it.depth);
-        if (!inserted) s->second = std::min(s->second, it.depth);
+        --inFlight_;
+        ItemState& s = state_[static_cast<size_t>(item)];
+        s.inFlight = false;
+        ++s.runs;
+        s.states = states;
+        if (!skip) ++total_.itemRuns;
+        if (cut) ++total_.itemsCut;
+        used_[static_cast<size_t>(it.kernels - 1)] += states - s.budget;
+        if (traceItems_)
+          fmt::print(stderr, "item {} k{} d{} c{} run {} budget {} states {} {} {:.3f}s at {:.2f}s\n", item,
+                     it.kernels, it.depth, it.config, s.runs - 1, s.budget, states,
+                     skip ? "skipped" : finished ? "finished" : cut ? "cut" : "stopped", secondsSince(runStarted),
+                     secondsSince(start_));
+        if (finished) {
+          s.finished = true;
+          ++finishedItems_;
+        } else if (cut) {
+          queueLocked(item);
+        }
+        cv_.notify_all();
       }
       while (!stopNow() && verifyOne()) {
       }
     }
     while (!stopNow() && verifyOne()) {
     }
-    flush(ctx.stats);
+    flushLocal();
     std::lock_guard lock(mu_);
     ++doneWorkers_;
     cv_.notify_all();
@@ -330,15 +511,18 @@ class Engine {
   // A complete template: choose extents by cost, verify, keep.
   void consider(const Plan& plan, int item, int& seq) {
     std::string key = planKey(plan);
+    // seq counts every template of the run, seen before or not, so that a
+    // run repeated with a larger budget numbers its templates as the first
+    // run did.
+    int mySeq = seq++;
     {
       std::lock_guard lock(mu_);
-      auto [it, inserted] = planSeen_.emplace(key, std::make_pair(item, seq));
+      auto [it, inserted] = planSeen_.emplace(key, std::make_pair(item, mySeq));
       if (!inserted) {
-        if (std::make_pair(item, seq) < it->second) it->second = {item, seq};
+        if (std::make_pair(item, mySeq) < it->second) it->second = {item, mySeq};
         return;
       }
     }
-    int mySeq = seq++;
     std::vector<ExtentChoice> best = chooseExtents(program_, labels_, plan, opt_.limits, cost_, stopFlag_);
     {
       std::lock_guard lock(mu_);
@@ -543,7 +727,15 @@ class Engine {
   // (kernels, first configuration) -> the lowest pass of it that refused
   // no move for its discrepancy budget; guarded by mu_.
   std::map<std::pair<int, int>, int> saturated_;
-  std::atomic<int> nextItem_{0};
+  std::vector<ItemState> state_;                         // per item; guarded by mu_
+  std::vector<int> previousPass_;  // per item: the item of the same kernels and configuration one pass lower, or -1
+  // Per kernel count (index kernels - 1): the items whose next run is to
+  // do, and the states its runs used (in-flight ones at their budget).
+  std::vector<std::set<int>> queues_;  // mu_
+  std::vector<int64_t> used_;                          // mu_
+  int inFlight_ = 0;                                     // runs taken and not yet ended; mu_
+  size_t finishedItems_ = 0;                             // mu_
+  bool traceItems_ = false;                              // MIRAGE_TRACE_ITEMS: one line per run
   std::atomic<bool> stopFlag_{false};
   std::atomic<bool> timedOut_{false};
   int64_t cancelledChecks_ = 0;  // guarded by mu_
@@ -575,6 +767,8 @@ void addStats(Stats& total, const Stats& s) {
   total.pruned += s.pruned;
   total.duplicates += s.duplicates;
   total.deferred += s.deferred;
+  total.itemRuns += s.itemRuns;
+  total.itemsCut += s.itemsCut;
   total.templates += s.templates;
   total.instantiated += s.instantiated;
   total.noExtents += s.noExtents;

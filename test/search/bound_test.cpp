@@ -16,27 +16,11 @@
 #include "mirage/parse/parser.h"
 #include "mirage/search/search.h"
 #include "mirage/verify/verifier.h"
+#include "model_options.h"
 
 using namespace mirage;
-
-namespace {
-
-const backend::ArchSpec& h100() {
-  static const backend::ArchSpec spec = *backend::archSpecFor("sm_90");
-  return spec;
-}
-
-// The options the driver passes: the backend's model and its bounds.
-search::Options modelOptions(double seconds, bool bound) {
-  search::Options o;
-  o.timeLimitSeconds = seconds;
-  o.jobs = 2;
-  o.cost = [](const ir::Graph& g) { return backend::estimateCost(g, h100()).totalUs; };
-  if (bound) driver::setCostBounds(h100(), o);
-  return o;
-}
-
-}  // namespace
+using mirage::test::h100;
+using mirage::test::modelOptions;
 
 TEST_CASE("the lower bound is at most the cost model on every template of the examples", "[search][bound]") {
   // 2.5 s each: hundreds to thousands of templates, one- and two-kernel ones.

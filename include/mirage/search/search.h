@@ -86,6 +86,10 @@ struct Options {
   // false (tests): it builds exps as an unguarded search does, and the rule
   // rejects the complete candidates instead (counted in rejectedUnguarded).
   bool guardInEnumerator = true;
+  // States the first run of every work item may visit before it is cut and
+  // put back with four times the budget (docs/search.md, "Scheduling");
+  // 0: the search's own budgets. Tests set it to exercise the cuts.
+  int64_t itemBudgetStates = 0;
   // Tests compare with these off (docs/search.md, "Needed operators" and
   // "Barren searches"): neither changes what the search returns.
   bool pruneUnreachable = true;  // drop last-kernel states that cannot complete within the operators left
@@ -107,6 +111,8 @@ struct Stats {
   std::string firstBoundViolation;
   int64_t duplicates = 0;     // extensions rejected by the canonical order or the seen-set
   int64_t deferred = 0;       // extensions left to a later pass (more discrepancies)
+  int64_t itemRuns = 0;       // runs of work items (docs/search.md, "Scheduling"), the cut ones included
+  int64_t itemsCut = 0;       // runs cut by their state budget (the item runs again with a larger one)
   int64_t templates = 0;      // complete bodies found
   int64_t instantiated = 0;   // templates with legal extents within the shared-memory budget
   int64_t noExtents = 0;      // templates without legal extents
