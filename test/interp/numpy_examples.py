@@ -2,11 +2,14 @@
 """The examples of what users write (examples/*.mg), run by mirage-run's
 reference interpreter and checked against NumPy in float64.
 
-usage: numpy_examples.py MIRAGE_RUN EXAMPLES_DIR NAME[=PROGRAM]...
+usage: numpy_examples.py MIRAGE_RUN EXAMPLES_DIR [--mirage-opt MIRAGE_OPT] NAME[=PROGRAM]...
 
 NAME=PROGRAM runs PROGRAM (a .mg, or the .cu mirage-opt wrote for the
 example, under the CPU shim) in place of examples/NAME.mg; it is held to
-the float64 model only (it may round less than the example does).
+the float64 model only (it may round less than the example does). With
+--mirage-opt, each NAME without a PROGRAM is first optimized
+(`mirage-opt --device none --no-cache --time-limit 40`) and the .cu it
+writes is the PROGRAM.
 
 Each NAME has a NumPy model below: it takes the same float16 inputs the
 interpreter reads and returns the outputs in float64. The interpreter rounds
@@ -69,7 +72,20 @@ def softcap_attention(rng, r):
     return ins, {"O": r(softmax(c, r) @ f["V"])}
 
 
-MODELS = {"layernorm_linear": layernorm_linear, "softcap_attention": softcap_attention}
+def gelu_mlp(rng, r):
+    x = rng.standard_normal((16, 1024))
+    w1 = rng.uniform(-1, 1, (1024, 4096)) / 16
+    w2 = rng.uniform(-1, 1, (4096, 1024)) / 32
+    ins = {k: v.astype(np.float16) for k, v in {"X": x, "W1": w1, "W2": w2}.items()}
+    f = {k: v.astype(np.float64) for k, v in ins.items()}
+    h = r(f["X"] @ f["W1"])
+    # gelu_tanh's expansion (docs/language.md), rounded where it stores.
+    inner = r(r(h + r(r(r(h * h) * h) * 0.044715)) * 0.7978845608028654)
+    g = r(r(h * 0.5) * r(1 + r(np.tanh(inner))))
+    return ins, {"O": r(g @ f["W2"])}
+
+
+MODELS = {"layernorm_linear": layernorm_linear, "softcap_attention": softcap_attention, "gelu_mlp": gelu_mlp}
 
 # Tolerance in f16 units (2^-10) of the output's largest magnitude: against
 # the model that rounds as the interpreter does, and against float64 (the
@@ -122,7 +138,29 @@ def main():
         print(__doc__)
         return 2
     mirage_run, examples = sys.argv[1], sys.argv[2]
-    results = [check(mirage_run, examples, n) for n in sys.argv[3:]]
+    names = sys.argv[3:]
+    if names[:1] == ["--mirage-opt"]:
+        return optimized(mirage_run, examples, names[1], names[2:])
+    results = [check(mirage_run, examples, n) for n in names]
+    return 0 if all(results) else 1
+
+
+def optimized(mirage_run, examples, mirage_opt, names):
+    """Each example optimized by mirage-opt, its .cu checked."""
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in names:
+            cu = os.path.join(tmp, name + ".cu")
+            r = subprocess.run([mirage_opt, os.path.join(examples, name + ".mg"), "-o", cu, "--device", "none",
+                                "--no-cache", "--time-limit", "40", "-q"], capture_output=True, text=True)
+            if r.returncode != 0:
+                print(f"FAIL {name}: mirage-opt exited {r.returncode}: {r.stderr}")
+                results.append(False)
+                continue
+            with open(cu) as f:
+                launches = sum(1 for line in f if line.startswith("// mirage-plan launch"))
+            print(f"info {name}: mirage-opt wrote {launches} launch(es)")
+            results.append(check(mirage_run, examples, f"{name}={cu}"))
     return 0 if all(results) else 1
 
 
