@@ -28,36 +28,6 @@ struct Searched {
   std::string origin;
 };
 
-void addStats(Stats& to, const Stats& s) {
-  to.states += s.states;
-  to.pruned += s.pruned;
-  to.duplicates += s.duplicates;
-  to.deferred += s.deferred;
-  to.templates += s.templates;
-  to.instantiated += s.instantiated;
-  to.noExtents += s.noExtents;
-  to.dominated += s.dominated;
-  to.unverified += s.unverified;
-  to.prechecked += s.prechecked;
-  to.precheckFailed += s.precheckFailed;
-  to.checkFailed += s.checkFailed;
-  to.rejectedUndefined += s.rejectedUndefined;
-  to.rejectedUnguarded += s.rejectedUnguarded;
-  to.verified += s.verified;
-  to.prunedByBound += s.prunedByBound;
-  to.itemsPrunedByBound += s.itemsPrunedByBound;
-  to.boundViolations += s.boundViolations;
-  if (to.firstBoundViolation.empty()) to.firstBoundViolation = s.firstBoundViolation;
-  to.timedOut = to.timedOut || s.timedOut;
-  to.exhausted = to.exhausted && s.exhausted;
-  to.complete = to.complete && s.complete;
-  // The least conclusive way any region's search ended.
-  auto rank = [](const std::string& e) {
-    return e == "exhausted" ? 0 : e == "bound" ? 1 : e == "time_limit" ? 2 : e == "cancelled" ? 3 : -1;
-  };
-  if (rank(s.endedBy) > rank(to.endedBy)) to.endedBy = s.endedBy;
-  if (to.firstRejection.empty()) to.firstRejection = s.firstRejection;
-}
 
 class RegionSearcher {
  public:

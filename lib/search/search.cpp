@@ -762,28 +762,6 @@ class Engine {
 
 namespace {
 
-void addStats(Stats& total, const Stats& s) {
-  total.states += s.states;
-  total.pruned += s.pruned;
-  total.duplicates += s.duplicates;
-  total.deferred += s.deferred;
-  total.itemRuns += s.itemRuns;
-  total.itemsCut += s.itemsCut;
-  total.templates += s.templates;
-  total.instantiated += s.instantiated;
-  total.noExtents += s.noExtents;
-  total.dominated += s.dominated;
-  total.unverified += s.unverified;
-  total.prechecked += s.prechecked;
-  total.precheckFailed += s.precheckFailed;
-  total.checkFailed += s.checkFailed;
-  total.rejectedUndefined += s.rejectedUndefined;
-  total.rejectedUnguarded += s.rejectedUnguarded;
-  total.verified += s.verified;
-  total.timedOut = total.timedOut || s.timedOut;
-  total.exhausted = total.exhausted && s.exhausted;
-  if (total.firstRejection.empty()) total.firstRejection = s.firstRejection;
-}
 
 // A program with layout operators (segments.h): each segment searched on its
 // own, in order, with a share of the time left in proportion to its number
@@ -807,6 +785,7 @@ Result searchSegments(const ir::Graph& program, const ir::Graph& cut, const std:
   result.candidates.push_back(input);
   result.best = 0;
   result.stats.exhausted = true;
+  result.stats.complete = true;
 
   std::vector<ir::Graph> best(segments.size());
   std::vector<std::string> origins;
@@ -861,6 +840,38 @@ Result searchSegments(const ir::Graph& program, const ir::Graph& cut, const std:
 }
 
 }  // namespace
+
+void addStats(Stats& to, const Stats& s) {
+  to.states += s.states;
+  to.pruned += s.pruned;
+  to.duplicates += s.duplicates;
+  to.deferred += s.deferred;
+  to.itemRuns += s.itemRuns;
+  to.itemsCut += s.itemsCut;
+  to.templates += s.templates;
+  to.instantiated += s.instantiated;
+  to.noExtents += s.noExtents;
+  to.dominated += s.dominated;
+  to.unverified += s.unverified;
+  to.prechecked += s.prechecked;
+  to.precheckFailed += s.precheckFailed;
+  to.checkFailed += s.checkFailed;
+  to.rejectedUndefined += s.rejectedUndefined;
+  to.rejectedUnguarded += s.rejectedUnguarded;
+  to.verified += s.verified;
+  to.prunedByBound += s.prunedByBound;
+  to.itemsPrunedByBound += s.itemsPrunedByBound;
+  to.boundViolations += s.boundViolations;
+  if (to.firstBoundViolation.empty()) to.firstBoundViolation = s.firstBoundViolation;
+  to.timedOut = to.timedOut || s.timedOut;
+  to.exhausted = to.exhausted && s.exhausted;
+  to.complete = to.complete && s.complete;
+  auto rank = [](const std::string& e) {
+    return e == "exhausted" ? 0 : e == "bound" ? 1 : e == "time_limit" ? 2 : e == "cancelled" ? 3 : -1;
+  };
+  if (rank(s.endedBy) > rank(to.endedBy)) to.endedBy = s.endedBy;
+  if (to.firstRejection.empty()) to.firstRejection = s.firstRejection;
+}
 
 Result runSearch(const ir::Graph& program, const verify::Verifier& verifier, const Options& options) {
   // Layout simplification first: it removes the concats it can, so that

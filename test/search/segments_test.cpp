@@ -91,4 +91,8 @@ TEST_CASE("the search fuses each segment and verifies the stitched whole") {
   // The softmax in one kernel, exp and add one each at most.
   CHECK(best.kernels <= 6);
   CHECK(best.errorBound < 1e-9);
+  // The segments' searches add up to one report that says how it ended
+  // (cli.md: exhausted, bound or time_limit), not an empty ending.
+  CHECK((r.stats.endedBy == "exhausted" || r.stats.endedBy == "bound" || r.stats.endedBy == "time_limit"));
+  CHECK(r.stats.complete == (r.stats.endedBy != "time_limit"));
 }

@@ -141,6 +141,13 @@ struct Stats {
   std::string firstRejection; // the verifier's message for the first candidate it rejected
 };
 
+// Adds the stats of one search (a segment's, a region's) into a total: counts
+// summed, `exhausted` and `complete` only if both are, and the least
+// conclusive ending kept (exhausted < bound < time_limit < cancelled; an
+// empty total takes the other's). Start a total with exhausted and complete
+// true.
+void addStats(Stats& total, const Stats& s);
+
 struct Candidate {
   int id = 0;            // order of discovery in a deterministic run
   ir::Graph graph;       // verified μGraph (program names kept)
