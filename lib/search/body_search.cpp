@@ -1701,30 +1701,13 @@ void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& la
   std::vector<ExprId> e = programExprs(ctx.exprs, program);
   ctx.targets.clear();
   for (ir::ValueId o : program.outputs) ctx.targets.push_back(e[static_cast<size_t>(o)]);
+  // One walk below the targets: the fix arguments (an exp(m)^c factor needs
+  // its argument scaled to c·m first), whether a maximum is among them, and
+  // what every completion must still build (Context::neededAtoms).
   std::set<ExprId> fix;
   bool targetsHaveMax = false;
-  for (ExprId t : ctx.targets) {
+  for (ExprId t : ctx.targets)
     for (ExprId a : ctx.exprs.atomArguments(t)) fix.insert(a);
-    // An exp(m)^c factor needs its argument scaled to c·m first.
-    std::vector<ExprId> stack = {t};
-    std::set<ExprId> visited;
-    while (!stack.empty()) {
-      ExprId x = stack.back();
-      stack.pop_back();
-      if (!visited.insert(x).second) continue;
-      for (const Monomial& m : ctx.exprs.poly(x).terms)
-        for (const Factor& f : m.factors) {
-          const Atom& at = ctx.exprs.atom(f.atom);
-          if (at.arg < 0) continue;
-          if (at.kind == AtomKind::Exp && f.exponent != Rational(1))
-            fix.insert(ctx.exprs.scale(at.arg, f.exponent));
-          if (at.kind == AtomKind::Func && at.tag == static_cast<int>(ir::OpKind::ReduceMax)) targetsHaveMax = true;
-          stack.push_back(at.arg);
-        }
-    }
-  }
-  ctx.fixArgs.assign(fix.begin(), fix.end());
-  // What every completion must still build (Context::neededAtoms).
   ctx.neededAtoms.clear();
   {
     std::vector<ExprId> stack(ctx.targets.begin(), ctx.targets.end());
@@ -1737,6 +1720,8 @@ void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& la
         for (const Factor& f : m.factors) {
           const Atom& at = ctx.exprs.atom(f.atom);
           if (at.arg < 0) continue;
+          if (at.kind == AtomKind::Exp && f.exponent != Rational(1)) fix.insert(ctx.exprs.scale(at.arg, f.exponent));
+          if (at.kind == AtomKind::Func && at.tag == static_cast<int>(ir::OpKind::ReduceMax)) targetsHaveMax = true;
           if (at.kind == AtomKind::Func && singleAtomFunction(at.tag) && ctx.neededAtoms.size() < 63 &&
               std::find(ctx.neededAtoms.begin(), ctx.neededAtoms.end(), f.atom) == ctx.neededAtoms.end())
             ctx.neededAtoms.push_back(f.atom);
@@ -1744,6 +1729,7 @@ void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& la
         }
     }
   }
+  ctx.fixArgs.assign(fix.begin(), fix.end());
   ctx.targetClass.assign(ctx.targets.size(), -1);
   ctx.targetClasses = 0;
   ctx.atomOfClass.clear();
