@@ -5,7 +5,9 @@
 // RoPE's rotate_half (a concat of two slices) disappear into the attention
 // that follows it: S = [Q1 Q2]·[K1; K2] = Q1·K1 + Q2·K2.
 //
-// Rules (each an identity over the reals, and exact in floating point):
+// Rules (each an identity over the reals; all but the matmul split are exact
+// in floating point too, while the split rounds its parts where they are
+// stored, which the numerics check weighs like any candidate's rounding):
 //  * concat through element-wise operators: f(concat(a1, a2), b) =
 //    concat(f(a1, b1), f(a2, b2)) where b1, b2 are b's parts at the same
 //    split points (b a concat at the same points, or a value that slices
