@@ -110,15 +110,7 @@ TensorT unary(ir::OpKind kind, const TensorT& a) {
     // sigmoid(x) = 1 / (1 + e^-x).
     case OpKind::Sigmoid: return mapUnary(a, [](T x) { return T(1) / (T(1) + std::exp(-x)); });
     case OpKind::Log: return mapUnary(a, [](T x) { return std::log(x); });
-    MIRAGE_CASES_LEAF
-    MIRAGE_CASES_CONTRACTION
-    MIRAGE_CASES_BINARY
-    MIRAGE_CASES_REDUCTION
-    MIRAGE_CASES_LAYOUT
-    MIRAGE_CASES_PROGRAM_LAYOUT
-    MIRAGE_CASES_PROGRAM
-    MIRAGE_CASES_BODY
-    MIRAGE_CASES_SHORTHAND break;
+    MIRAGE_CASES_NOT_UNARY break;
   }
   internalError("not a unary operator");  // callers dispatch on the category
 }
@@ -137,15 +129,7 @@ TensorT binary(ir::OpKind kind, const TensorT& a, const TensorT& b) {
     // NaN propagates, as in NumPy (and as reduce_max and mg_max do).
     case OpKind::Maximum: return broadcastBinary(a, b, [](T x, T y) { return (y > x || std::isnan(y)) ? y : x; });
     case OpKind::Minimum: return broadcastBinary(a, b, [](T x, T y) { return (y < x || std::isnan(y)) ? y : x; });
-    MIRAGE_CASES_LEAF
-    MIRAGE_CASES_CONTRACTION
-    MIRAGE_CASES_UNARY
-    MIRAGE_CASES_REDUCTION
-    MIRAGE_CASES_LAYOUT
-    MIRAGE_CASES_PROGRAM_LAYOUT
-    MIRAGE_CASES_PROGRAM
-    MIRAGE_CASES_BODY
-    MIRAGE_CASES_SHORTHAND break;
+    MIRAGE_CASES_NOT_BINARY break;
   }
   internalError("not a binary operator");  // callers dispatch on the category
 }

@@ -309,15 +309,7 @@ ExprId ExprTable::unary(ir::OpKind kind, ExprId a) {
     // encodes them: a program may write either form.
     case ir::OpKind::Relu: return binary(ir::OpKind::Maximum, a, constant(Rational(0)));
     case ir::OpKind::Abs: return binary(ir::OpKind::Maximum, a, scale(a, Rational(-1)));
-    MIRAGE_CASES_LEAF
-    MIRAGE_CASES_CONTRACTION
-    MIRAGE_CASES_BINARY
-    MIRAGE_CASES_REDUCTION
-    MIRAGE_CASES_LAYOUT
-    MIRAGE_CASES_PROGRAM_LAYOUT
-    MIRAGE_CASES_PROGRAM
-    MIRAGE_CASES_BODY
-    MIRAGE_CASES_SHORTHAND break;
+    MIRAGE_CASES_NOT_UNARY break;
   }
   throw std::logic_error(fmt::format("ExprTable::unary: '{}' is not an element-wise unary operator", ir::opName(kind)));
 }
@@ -333,15 +325,7 @@ ExprId ExprTable::binary(ir::OpKind kind, ExprId a, ExprId b) {
     // subexpression test, and minimum's f differs from maximum's.
     case ir::OpKind::Maximum:
     case ir::OpKind::Minimum: return mul(func(kind, a), func(kind, b));
-    MIRAGE_CASES_LEAF
-    MIRAGE_CASES_CONTRACTION
-    MIRAGE_CASES_UNARY
-    MIRAGE_CASES_REDUCTION
-    MIRAGE_CASES_LAYOUT
-    MIRAGE_CASES_PROGRAM_LAYOUT
-    MIRAGE_CASES_PROGRAM
-    MIRAGE_CASES_BODY
-    MIRAGE_CASES_SHORTHAND break;
+    MIRAGE_CASES_NOT_BINARY break;
   }
   throw std::logic_error(fmt::format("ExprTable::binary: '{}' is not an element-wise binary operator", ir::opName(kind)));
 }

@@ -183,15 +183,7 @@ bool elementwiseBinary(OpKind kind, const FTensor& a, const FTensor& b, const Tr
                     pool, wantQ, out);
       negateLanes(out, trial);
       return true;
-    MIRAGE_CASES_LEAF
-    MIRAGE_CASES_CONTRACTION
-    MIRAGE_CASES_UNARY
-    MIRAGE_CASES_REDUCTION
-    MIRAGE_CASES_LAYOUT
-    MIRAGE_CASES_PROGRAM_LAYOUT
-    MIRAGE_CASES_PROGRAM
-    MIRAGE_CASES_BODY
-    MIRAGE_CASES_SHORTHAND break;
+    MIRAGE_CASES_NOT_BINARY break;
   }
   throw std::logic_error("elementwiseBinary: not a binary operator");
 }
@@ -268,15 +260,7 @@ bool elementwiseUnary(OpKind kind, const FTensor& x, const Trial& trial, ThreadP
       // rsqrt(x) = 1 / sqrt(x), exactly.
       randomFunction(randomKey(kind), x, trial, pool, wantQ, out);
       return invertAll(out.p, trial.P(), pool) && invertAll(out.q, trial.Q(), pool);
-    MIRAGE_CASES_LEAF
-    MIRAGE_CASES_CONTRACTION
-    MIRAGE_CASES_BINARY
-    MIRAGE_CASES_REDUCTION
-    MIRAGE_CASES_LAYOUT
-    MIRAGE_CASES_PROGRAM_LAYOUT
-    MIRAGE_CASES_PROGRAM
-    MIRAGE_CASES_BODY
-    MIRAGE_CASES_SHORTHAND break;
+    MIRAGE_CASES_NOT_UNARY break;
   }
   throw std::logic_error("elementwiseUnary: not a unary operator");
 }

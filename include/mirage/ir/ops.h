@@ -169,6 +169,15 @@ constexpr bool isLayoutOp(OpKind k) { return opCategory(k) == OpCategory::Progra
 #define MIRAGE_CASES_PROGRAM MIRAGE_PROGRAM_OPS(MIRAGE_CASE_)
 #define MIRAGE_CASES_BODY MIRAGE_BODY_OPS(MIRAGE_CASE_)
 #define MIRAGE_CASES_SHORTHAND MIRAGE_SHORTHAND_OPS(MIRAGE_CASE_)
+// Every category but one, for a switch over that one category's kinds
+// (ExprTable::unary, the interpreter's and the verifier's element-wise
+// operators): a new row of another category needs no edit there.
+#define MIRAGE_CASES_NOT_UNARY                                                                          \
+  MIRAGE_CASES_LEAF MIRAGE_CASES_CONTRACTION MIRAGE_CASES_BINARY MIRAGE_CASES_REDUCTION MIRAGE_CASES_LAYOUT \
+      MIRAGE_CASES_PROGRAM_LAYOUT MIRAGE_CASES_PROGRAM MIRAGE_CASES_BODY MIRAGE_CASES_SHORTHAND
+#define MIRAGE_CASES_NOT_BINARY                                                                        \
+  MIRAGE_CASES_LEAF MIRAGE_CASES_CONTRACTION MIRAGE_CASES_UNARY MIRAGE_CASES_REDUCTION MIRAGE_CASES_LAYOUT \
+      MIRAGE_CASES_PROGRAM_LAYOUT MIRAGE_CASES_PROGRAM MIRAGE_CASES_BODY MIRAGE_CASES_SHORTHAND
 // The pre-defined operators (usable at both levels): what applyOp-style
 // functions of the interpreter and the verifier compute.
 #define MIRAGE_CASES_PREDEFINED \
