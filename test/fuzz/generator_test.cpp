@@ -16,6 +16,7 @@
 #include "mirage/ir/printer.h"
 #include "mirage/parse/parser.h"
 #include "mirage/interp/reference64.h"
+#include "interp_agreement.h"
 
 using namespace mirage;
 
@@ -88,22 +89,7 @@ TEST_CASE("the operators drawn are exactly the program-level ones of the OpKind 
 TEST_CASE("the float64 reference (interp::evaluate64) agrees with the interpreter at f32 on generated programs") {
   for (uint64_t seed = 0; seed < 40; ++seed) {
     ir::Graph g = fuzz::generateProgram(fuzz::caseSeed(2, seed));
-    g.dtype = ir::DType::F32;
     INFO(ir::printGraph(g));
-    std::vector<interp::Tensor> inputs;
-    for (ir::ValueId in : g.inputs)
-      inputs.push_back(interp::randomTensor(g.value(in).shape, ir::DType::F32, seed, g.value(in).name));
-    auto f32 = interp::evaluate(g, inputs);
-    auto f64 = interp::evaluate64(g, inputs);
-    REQUIRE(f32.size() == f64.size());
-    for (size_t o = 0; o < f32.size(); ++o) {
-      REQUIRE(f32[o].shape == f64[o].shape);
-      double scale = 0;
-      for (double x : f64[o].data) scale = std::max(scale, std::fabs(x));
-      for (size_t i = 0; i < f32[o].data.size(); ++i) {
-        if (!std::isfinite(f64[o].data[i])) continue;
-        REQUIRE(std::fabs(f32[o].data[i] - f64[o].data[i]) <= 1e-4 * (scale + 1));
-      }
-    }
+    fuzz_test::requireInterpreterAgreesWithFloat64(g, seed);
   }
 }

@@ -23,6 +23,7 @@
 #include "mirage/parse/parser.h"
 #include "mirage/fuzz/shrink.h"
 #include "rewrite.h"
+#include "interp_agreement.h"
 
 using namespace mirage;
 using ir::OpKind;
@@ -160,20 +161,7 @@ TEST_CASE("programs with layout ops are legal, read back, and the interpreter ag
       for (ir::ValueId r : op.results) REQUIRE(ir::numElements(g.value(r).shape) <= 16 * opt.maxElements);
     // The same seed, the same program.
     REQUIRE(ir::printGraph(fuzz::generateProgram(fuzz::caseSeed(4, i), opt)) == ir::printGraph(g));
-    g.dtype = ir::DType::F32;
-    std::vector<interp::Tensor> inputs;
-    for (ir::ValueId in : g.inputs)
-      inputs.push_back(interp::randomTensor(g.value(in).shape, ir::DType::F32, i, g.value(in).name));
-    auto f32 = interp::evaluate(g, inputs);
-    auto f64 = interp::evaluate64(g, inputs);
-    REQUIRE(f32.size() == f64.size());
-    for (size_t o = 0; o < f32.size(); ++o) {
-      REQUIRE(f32[o].shape == f64[o].shape);
-      double scale = 0;
-      for (double x : f64[o].data) scale = std::max(scale, std::fabs(x));
-      for (size_t e = 0; e < f32[o].data.size(); ++e)
-        if (std::isfinite(f64[o].data[e])) REQUIRE(std::fabs(f32[o].data[e] - f64[o].data[e]) <= 1e-4 * (scale + 1));
-    }
+    fuzz_test::requireInterpreterAgreesWithFloat64(g, i);
   }
   CHECK(checked == 60);
 }
