@@ -28,6 +28,9 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 8));
   app.add_option("--max-block-ops", opt.limits.maxBlockOps, "operators per kernel body (search limit)")
       ->check(CLI::Range(1, 64));
+  app.add_option("--max-discrepancies", opt.limits.maxDiscrepancies,
+                 "body values per μGraph that are not terms of the input program (search limit)")
+      ->check(CLI::Range(0, 16));
   app.add_flag("--allow-unguarded-exp", opt.limits.allowUnguardedExp,
                "let candidates drop an overflow guard of the input (exp of a value minus its maximum)");
   bool quiet = false, verbose = false;

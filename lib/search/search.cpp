@@ -311,6 +311,11 @@ class Engine {
     }
     return b;
   }
+  bool anyQueuedLocked() const {
+    for (const auto& q : queues_)
+      if (!q.empty()) return true;
+    return false;
+  }
   bool inFlightItem(int item) const { return state_[static_cast<size_t>(item)].inFlight; }
   static constexpr int64_t kMaxBudget = int64_t{1} << 50;
   static constexpr int64_t kFirstBudget = 1 << 14;
@@ -379,6 +384,7 @@ class Engine {
     // and where the current run started, for its budget.
     int64_t flushedStates = 0, runStart = 0, runBudget = 0;
     bool cut = false;
+    int item = 0, seq = 0;
     auto flushLocal = [&] {
       flushedStates += ctx.stats.states;
       flush(ctx.stats);
@@ -388,8 +394,21 @@ class Engine {
       // cut does not depend on the machine or the number of threads.
       if (cut) return true;
       if (runBudget > 0 && flushedStates + ctx.stats.states - runStart >= runBudget) {
-        cut = true;
-        return true;
+        // A cut makes room for other runs; with none waiting it would only
+        // repeat this run's prefix, so the run goes on with the budget its
+        // repetition would get (the result of a complete run does not
+        // depend on where runs are cut).
+        std::lock_guard lock(mu_);
+        if (!anyQueuedLocked()) {
+          ItemState& s = state_[static_cast<size_t>(item)];
+          int64_t more = nextBudgetLocked(item);
+          used_[static_cast<size_t>(items_[static_cast<size_t>(item)].kernels - 1)] += more - s.budget;
+          s.budget = runBudget = more;
+          ++total_.itemsExtended;
+        } else {
+          cut = true;
+          return true;
+        }
       }
       // Verify what the search found so far, at most every 100 ms, so that
       // a good candidate is verified early: deep states of a large body
@@ -404,7 +423,6 @@ class Engine {
       }
       return stopNow();
     };
-    int item = 0, seq = 0;
     ctx.emit = [&](const Plan& plan) {
       if (traceItems_)
         fmt::print(stderr, "emit item {} after {} states at {:.2f}s: {}\n", item,
@@ -848,6 +866,7 @@ void addStats(Stats& to, const Stats& s) {
   to.deferred += s.deferred;
   to.itemRuns += s.itemRuns;
   to.itemsCut += s.itemsCut;
+  to.itemsExtended += s.itemsExtended;
   to.templates += s.templates;
   to.instantiated += s.instantiated;
   to.noExtents += s.noExtents;
