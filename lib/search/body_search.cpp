@@ -628,8 +628,9 @@ class BodySearch {
     if (op.hasScalar) {
       v.shape = a.shape;
       v.labels = a.labels;
-      v.expr = op.kind == ir::OpKind::Mul ? ex.scale(a.expr, op.scalar)
-                                          : ex.binary(op.kind, a.expr, ex.constant(op.scalar));
+      v.expr = op.scalarFirst            ? ex.binary(op.kind, ex.constant(op.scalar), a.expr)
+               : op.kind == ir::OpKind::Mul ? ex.scale(a.expr, op.scalar)
+                                            : ex.binary(op.kind, a.expr, ex.constant(op.scalar));
       return true;
     }
     const BVal& b = vals_[static_cast<size_t>(op.in1)];
@@ -672,7 +673,7 @@ class BodySearch {
   static auto key(const BodyOp& op) {
     bool logical = op.logical0 >= 0;
     return std::make_tuple(static_cast<int>(op.kind), op.arg, logical ? op.logical0 : op.in0, logical ? -1 : op.in1,
-                           op.dim, op.reduceToInner, op.scalar.num, op.scalar.den);
+                           op.dim, op.reduceToInner, op.scalar.num, op.scalar.den, op.scalarFirst);
   }
 
   bool canonical(const BodyOp& op) const {
@@ -755,7 +756,8 @@ class BodySearch {
   // here. The pointer is valid until the next call.
   const BVal* makeCached(const BodyOp& op) {
     uint64_t k = mix(static_cast<uint64_t>(op.kind) * 1000003 + static_cast<uint64_t>(op.dim) * 7 +
-                     static_cast<uint64_t>(op.reduceToInner + 1) * 131 + static_cast<uint64_t>(op.hasScalar));
+                     static_cast<uint64_t>(op.reduceToInner + 1) * 131 + static_cast<uint64_t>(op.hasScalar) +
+                     static_cast<uint64_t>(op.scalarFirst) * 2);
     k = mix(k ^ vals_[static_cast<size_t>(op.in0)].sig);
     if (op.in1 >= 0) k = mix(k ^ (vals_[static_cast<size_t>(op.in1)].sig * 3));
     if (op.hasScalar) k = mix(k ^ static_cast<uint64_t>(op.scalar.num) ^ (static_cast<uint64_t>(op.scalar.den) << 32));
@@ -1113,6 +1115,15 @@ class BodySearch {
       }
       // The program's scales and shifts by a number, to its exact values only
       // (0.044715·h³ of a tanh-GELU; see numberOps).
+      for (const auto& [k, c] : ctx_.numberFirstOps) {
+        BodyOp op;
+        op.kind = k;
+        op.in0 = i;
+        op.hasScalar = op.scalarFirst = true;
+        op.scalar = Rational(c.first, c.second);
+        const BVal* r = makeCached(op);
+        if (r && ctx_.programValues.count(r->expr)) tryMove(op, depthLeft);
+      }
       for (const auto& [k, c] : ctx_.numberOps) {
         BodyOp op;
         op.kind = k;
@@ -1792,8 +1803,12 @@ void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& la
       if (p.kind != ir::OpKind::Const || program.producer(op.inputs[1 - s]).kind == ir::OpKind::Const) continue;
       Rational c = Rational::fromDouble(p.scalar);
       bool numberFirst = s == 0;
-      // c - x and c / x are no scale or shift of x: not applied in a body.
-      if (numberFirst && (op.kind == ir::OpKind::Sub || op.kind == ir::OpKind::Div)) continue;
+      // c - x and c / x are no scale or shift of x: moves of their own.
+      if (numberFirst && (op.kind == ir::OpKind::Sub || op.kind == ir::OpKind::Div)) {
+        if (op.kind == ir::OpKind::Div && c.isZero()) continue;
+        ctx.numberFirstOps.insert({op.kind, {c.num, c.den}});
+        continue;
+      }
       if (op.kind == ir::OpKind::Div && c.isZero()) continue;
       if (op.kind == ir::OpKind::Div) c = Rational(1) / c;
       if (op.kind == ir::OpKind::Sub) c = -c;

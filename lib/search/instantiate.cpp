@@ -92,6 +92,8 @@ std::string instantiate(const ir::Graph& program, const ProgramLabels& labels, c
         op.inputs = {body->inputs[static_cast<size_t>(bo.arg)]};
         op.imap = bo.imap;
         op.fmap = bo.fmap;
+      } else if (bo.hasScalar && bo.scalarFirst) {
+        op.inputs = {ir::addConst(*body, numberText(program, bo.scalar)), bv[static_cast<size_t>(bo.in0)]};
       } else {
         op.inputs.push_back(bv[static_cast<size_t>(bo.in0)]);
         if (bo.hasScalar) {

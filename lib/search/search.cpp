@@ -45,8 +45,9 @@ std::string planKey(const Plan& plan) {
     for (const GridAxis& a : kt.grid) k += fmt::format("{}{},", a.label, a.split ? "s" : "");
     for (int a : kt.args) k += fmt::format("a{},", a);
     for (const BodyOp& o : kt.ops)
-      k += fmt::format("({} {} {} {} {} {}/{} {} {}{}),", static_cast<int>(o.kind), o.in0, o.in1, o.dim,
-                       o.reduceToInner, o.scalar.num, o.scalar.den, o.arg, o.fmap, o.accumMax ? " max" : "");
+      k += fmt::format("({} {} {} {} {} {}/{}{} {} {}{}),", static_cast<int>(o.kind), o.in0, o.in1, o.dim,
+                       o.reduceToInner, o.scalar.num, o.scalar.den, o.scalarFirst ? "f" : "", o.arg, o.fmap,
+                       o.accumMax ? " max" : "");
     for (size_t s = 0; s < kt.saved.size(); ++s)
       k += fmt::format("s{}:{},{},{}{};", kt.saved[s], kt.savedOmap[s][0], kt.savedOmap[s][1], kt.savedOmap[s][2],
                        s < kt.savedF32.size() && kt.savedF32[s] ? "f" : "");

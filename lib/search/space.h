@@ -67,6 +67,7 @@ struct BodyOp {
   int dim = 0, dim1 = 0;
   Label reduceToInner = -1;    // reduce_sum of a composite dim to its inner label's extent (size=)
   bool hasScalar = false;      // binary op with a number as second operand
+  bool scalarFirst = false;    // ... as first operand instead (c - x, c / x)
   bool accumMax = false;       // Accum: op=max (in1 >= 0 on an Accum: rescale=in1, a scan)
   // The guard's composite moves (exp(s - m), a weighted accum) are ordered
   // by the operand they were asked for, not by their hidden intermediates:
@@ -185,6 +186,9 @@ struct Context {
   // the abstract-expression test cannot tell coefficients apart and any
   // scale of a sub-term passes it.
   std::set<std::pair<ir::OpKind, std::pair<int64_t, int64_t>>> numberOps;  // Mul or Add, (num, den)
+  // The program's c - x and c / x (Sub or Div, c), applied as numberOps
+  // are: only where the result is exactly one of the program's values.
+  std::set<std::pair<ir::OpKind, std::pair<int64_t, int64_t>>> numberFirstOps;
   std::unordered_set<ExprId> programValues;  // the program's values' expressions, exact
   // The guard rule is on (search/guard.h): exp is built only as
   // exp(s - m) with m a maximum of s over a dim the program maximizes

@@ -186,3 +186,22 @@ TEST_CASE("small tanh-GELU MLP needs at most two kernels", "[search]") {
   CHECK(fewestKernels(r) <= 2);
   CHECK(r.stats.pruned > 0);
 }
+
+TEST_CASE("a number as first operand of sub or div is applied in a body: one kernel", "[search]") {
+  // Before, c - x and c / x were no body move, so no kernel could compute
+  // these outputs and the search explored its whole space for nothing.
+  std::optional<ir::Graph> g = parse::parseString(
+      "graph n { X = input f16[8, 64]\n C = input f16[8, 1]\n Z = relu(sub(0.25, X))\n W = div(1, C)\n"
+      " output Z, W }",
+      "test.mg", std::cerr);
+  REQUIRE(g);
+  search::Result r = run(*g, 20, 1);
+  REQUIRE(fewestKernels(r) == 1);
+  bool numberFirst = false;
+  for (const search::Candidate& c : r.candidates)
+    if (c.kernels == 1) {
+      std::string text = ir::printGraph(c.graph);
+      numberFirst = text.find("sub(0.25, ") != std::string::npos && text.find("div(1, ") != std::string::npos;
+    }
+  CHECK(numberFirst);
+}
