@@ -10,6 +10,7 @@
 
 #include "mirage/search/guard.h"
 #include "space.h"
+#include "tie_key.h"
 
 namespace mirage::search {
 namespace {
@@ -215,6 +216,7 @@ class BodySearch {
 
   bool canBound_ = false;  // a lower bound can be computed
   bool bounding_ = false;  // ... and plans over it are pruned
+  bool tieLost_ = false;   // of the state overBound last looked at (losesTies)
   uint64_t tileMask_ = 0;      // tensors tiled in this body
   uint64_t requiredMask_ = 0;  // tensors the last kernel must still tile
   double futureUs_ = 0;        // the kernels after this one, at least
@@ -290,6 +292,7 @@ class BodySearch {
   bool overBound() {
     if (!bounding_) return false;
     if (!ctx_.canBeBeaten()) return false;
+    tieLost_ = losesTies();
     // An intermediate kernel: each needed input no closed kernel read is
     // read by this kernel (a tile still to come) or by a later one (its
     // bytes in the future's floor); every choice must be beaten. With more
@@ -306,13 +309,26 @@ class BodySearch {
     return true;
   }
 
+  // This state's plan loses every tie to the verified candidate that sets
+  // the best of its launch count: their keys differ, and at a larger
+  // element of this one (tie_key.h; docs/search.md, "Ties").
+  bool losesTies() {
+    const std::vector<int64_t>* best = ctx_.bestKeyFor(ctx_.planKernels);
+    if (!best) return false;
+    KeyCompare c{*best};
+    for (const KernelTemplate& k : plan_.kernels) putKernel(c, k);
+    putKernelHeader(c, cfg_.grid, cfg_.loop);
+    for (const BodyOp& op : ops_) putOp(c, op, op.kind == ir::OpKind::Tile ? op.arg : -1);
+    return c.order > 0;
+  }
+
   // Every completion at these extent choices, with `base` added, is
   // beaten. Extent choices cheapest first by their tiles alone: once that
   // is too much, so is every later one; else add this body's operators.
   bool beatenAt(const std::vector<FloorPoint>& points, double base) {
     for (const FloorPoint& p : points) {
-      if (ctx_.beaten(base + p.us)) return true;
-      if (!ctx_.beaten(base + withOperators(p))) return false;
+      if (ctx_.beaten(base + p.us, tieLost_)) return true;
+      if (!ctx_.beaten(base + withOperators(p), tieLost_)) return false;
     }
     return true;
   }
@@ -1566,7 +1582,7 @@ class BodySearch {
       for (const SaveInfo& info : maxInfos) saves.push_back({info.labels, 4});
       ctx_.closedFloorUs += leastWithOperators(
           kernelFloorPoints(ctx_, plan_, cfg_.grid, cfg_.loop, maskTensors(tileMask_), saves, partial));
-      if (bounding_ && ctx_.beaten(ctx_.closedFloorUs + futureFor(tileMask_))) {
+      if (bounding_ && ctx_.beaten(ctx_.closedFloorUs + futureFor(tileMask_), losesTies())) {
         ++ctx_.stats.prunedByBound;
         ctx_.closedFloorUs = closedBefore;
         return;

@@ -28,6 +28,7 @@
 #include "mirage/verify/verifier.h"
 #include "segments.h"
 #include "space.h"
+#include "tie_key.h"
 
 namespace mirage::search {
 namespace {
@@ -68,11 +69,20 @@ std::string describe(const Plan& plan) {
   return s;
 }
 
+// What decides between candidates of equal predicted time and launches:
+// the plan's tie key (tie_key.h), then the printed text (the input's key
+// sorts before every plan's, its text is "").
+struct TieRank {
+  std::vector<int64_t> key;
+  std::string text;
+  auto operator<=>(const TieRank&) const = default;
+};
+
 struct Found {
   int item = 0;  // work item that found it (smallest wins)
   int seq = 0;   // order within that item
   std::string planKey;
-  std::string text;
+  TieRank rank;
   Candidate cand;
 };
 
@@ -179,20 +189,20 @@ class Engine {
     int64_t offFront = 0;
     std::erase_if(found, [&](const Found& f) {
       for (size_t i = 0; i < verifiedList_.size(); ++i)
-        if (dominates(*verifiedList_[i], verifiedTexts_[i], f.cand.cost, f.cand.kernels, f.text)) {
+        if (dominates(*verifiedList_[i], verifiedRanks_[i], f.cand.cost, f.cand.kernels, f.rank)) {
           ++offFront;
           return true;
         }
       return false;
     });
     std::sort(found.begin(), found.end(), [](const Found& a, const Found& b) {
-      return std::tie(a.item, a.seq, a.text) < std::tie(b.item, b.seq, b.text);
+      return std::tie(a.item, a.seq, a.rank.text) < std::tie(b.item, b.seq, b.rank.text);
     });
-    std::vector<std::string> texts{""};  // the input's text sorts first on ties
+    std::vector<TieRank> ranks{inputRank()};
     result.candidates.push_back(std::move(inputCandidate_));
     for (Found& f : found) {
       result.candidates.push_back(std::move(f.cand));
-      texts.push_back(f.text);
+      ranks.push_back(std::move(f.rank));
     }
     for (size_t i = 0; i < result.candidates.size(); ++i) result.candidates[i].id = static_cast<int>(i);
     result.best = 0;
@@ -200,7 +210,7 @@ class Engine {
       const Candidate& c = result.candidates[i];
       const size_t b = static_cast<size_t>(result.best);
       const Candidate& bc = result.candidates[b];
-      if (std::tie(c.cost, c.kernels, texts[i]) < std::tie(bc.cost, bc.kernels, texts[b]))
+      if (std::tie(c.cost, c.kernels, ranks[i]) < std::tie(bc.cost, bc.kernels, ranks[b]))
         result.best = static_cast<int>(i);
     }
     result.stats = snapshotLocked();
@@ -325,7 +335,8 @@ class Engine {
     double cost = 0;
     int kernels = 0;
     int item = 0, seq = 0;
-    std::string planKey, text, origin;
+    std::string planKey, origin;
+    TieRank rank;
     ir::Graph graph;
   };
 
@@ -378,7 +389,15 @@ class Engine {
     ctx.checkAncestorBounds = opt_.checkAncestorBounds;
     ctx.kernelFloor = kernelFloor_;
     ctx.launchesFloor = launchesFloor_;
-    if (kernelFloor_ && launchesFloor_) ctx.bestAtMost = bestAtMost_.data();
+    if (kernelFloor_ && launchesFloor_) {
+      ctx.bestAtMost = bestAtMost_.data();
+      ctx.bestKeyVersion = &bestKeyVersion_;
+      ctx.refreshBestKeys = [this](Context& c) {
+        std::lock_guard lock(mu_);
+        c.bestKeys.assign(bestKeys_.begin(), bestKeys_.end());
+        c.bestKeysSeen = bestKeyVersion_.load();
+      };
+    }
     int calls = 0;
     auto lastVerify = Clock::now();
     // States of this thread so far (ctx.stats is emptied by every flush)
@@ -543,6 +562,7 @@ class Engine {
       }
     }
     std::vector<ExtentChoice> best = chooseExtents(program_, labels_, plan, opt_.limits, cost_, stopFlag_);
+    const std::vector<int64_t> planTieKey = tieKey(plan);
     {
       std::lock_guard lock(mu_);
       if (!best.empty())
@@ -580,7 +600,8 @@ class Engine {
       p.item = item;
       p.seq = mySeq;
       p.planKey = key;
-      p.text = std::move(ch.text);
+      p.rank.key = planTieKey;
+      p.rank.text = std::move(ch.text);
       p.graph = std::move(ch.graph);
       p.origin = describe(plan);
       pending_.push_back(std::move(p));
@@ -590,20 +611,21 @@ class Engine {
   // A candidate is worth verifying when no verified one is at least as
   // good in both predicted time and launches (the Pareto front).
   //
-  // Ties are broken by the printed text (the input's is ""), so that which
-  // of two equally good candidates survives does not depend on which one a
-  // thread happened to verify first: with this strict order, the candidates
-  // no other passing candidate dominates are always verified, and the final
-  // Pareto filter in run() keeps exactly those, whatever the timing.
-  static bool dominates(const Candidate& c, const std::string& cText, double cost, int kernels,
-                        const std::string& text) {
+  // Ties are broken by the tie key, then the printed text (TieRank), so
+  // that which of two equally good candidates survives does not depend on
+  // which one a thread happened to verify first: with this strict order,
+  // the candidates no other passing candidate dominates are always
+  // verified, and the final Pareto filter in run() keeps exactly those,
+  // whatever the timing.
+  static bool dominates(const Candidate& c, const TieRank& cRank, double cost, int kernels, const TieRank& rank) {
     return c.cost <= cost && c.kernels <= kernels &&
-           std::tie(c.cost, c.kernels, cText) < std::tie(cost, kernels, text);
+           std::tie(c.cost, c.kernels, cRank) < std::tie(cost, kernels, rank);
   }
+  static TieRank inputRank() { return TieRank{{-1}, ""}; }
 
   bool dominatedLocked(const Pending& p) const {
     for (size_t i = 0; i < verifiedList_.size(); ++i)
-      if (dominates(*verifiedList_[i], verifiedTexts_[i], p.cost, p.kernels, p.text)) return true;
+      if (dominates(*verifiedList_[i], verifiedRanks_[i], p.cost, p.kernels, p.rank)) return true;
     return false;
   }
 
@@ -683,8 +705,8 @@ class Engine {
     cand.cost = p.cost;
     cand.errorBound = v.errorBound;
     cand.origin = p.origin;
-    Found f{p.item, p.seq, p.planKey, p.text, std::move(cand)};
-    publishFound(p.text, std::move(f));
+    Found f{p.item, p.seq, p.planKey, std::move(p.rank), std::move(cand)};
+    publishFound(std::move(f));
     return true;
   }
 
@@ -692,25 +714,35 @@ class Engine {
     return bestAtMost_[static_cast<size_t>(std::min(kernels, kMaxBoundKernels))].load(std::memory_order_relaxed);
   }
 
-  // A verified candidate bounds every plan with at least its launches.
-  void lowerBest(const Candidate& c) {
+  // A verified candidate bounds every plan with at least its launches,
+  // and where it sets the best of its own launch count, it decides the
+  // ties of plans with as many (bestKeys_). Called with mu_ held, or
+  // before the workers start.
+  void lowerBest(const Candidate& c, const std::vector<int64_t>& key) {
     for (int k = std::max(0, c.kernels); k <= kMaxBoundKernels; ++k) {
-      double cur = bestAtMost_[static_cast<size_t>(k)].load();
-      while (c.cost < cur && !bestAtMost_[static_cast<size_t>(k)].compare_exchange_weak(cur, c.cost)) {
+      const size_t i = static_cast<size_t>(k);
+      const double cur = bestAtMost_[i].load();
+      if (c.cost < cur) {
+        bestAtMost_[i].store(c.cost);
+        bestKeys_[i] = k == c.kernels ? key : std::vector<int64_t>{};
+        bestKeyVersion_.fetch_add(1);
+      } else if (c.cost == cur && k == c.kernels && (bestKeys_[i].empty() || key < bestKeys_[i])) {
+        bestKeys_[i] = key;
+        bestKeyVersion_.fetch_add(1);
       }
     }
   }
 
   void publish(const Candidate& input) {
-    lowerBest(input);
+    lowerBest(input, inputRank().key);
     inputCandidate_ = input;
     verifiedList_.push_back(&inputCandidate_);
-    verifiedTexts_.push_back("");
+    verifiedRanks_.push_back(inputRank());
     bestCost_ = input.cost;
     if (opt_.onCandidate) opt_.onCandidate(input);
   }
 
-  void publishFound(const std::string& text, Found f) {
+  void publishFound(Found f) {
     std::lock_guard lock(mu_);
     f.cand.foundAtSeconds = secondsSince(start_);
     ++total_.verified;
@@ -720,10 +752,11 @@ class Engine {
       bestAt_ = f.cand.foundAtSeconds;
     }
     if (opt_.onCandidate) opt_.onCandidate(f.cand);
-    lowerBest(f.cand);
-    auto it = byText_.emplace(text, std::move(f)).first;
+    lowerBest(f.cand, f.rank.key);
+    const TieRank rank = f.rank;
+    auto it = byText_.emplace(rank.text, std::move(f)).first;
     verifiedList_.push_back(&it->second.cand);
-    verifiedTexts_.push_back(text);
+    verifiedRanks_.push_back(rank);
   }
 
   const ir::Graph& program_;
@@ -770,7 +803,12 @@ class Engine {
   std::map<std::string, std::pair<int, int>> planSeen_;
   std::map<std::string, Found> byText_;
   std::vector<const Candidate*> verifiedList_;  // the input and every verified candidate
-  std::vector<std::string> verifiedTexts_;      // their printed texts ("" for the input)
+  std::vector<TieRank> verifiedRanks_;          // what breaks their ties
+  // Per launch count k: the tie key of the candidate that sets
+  // bestAtMost_[k] when it has k launches (Context::bestKeyFor), and a
+  // version that moves with every change (guarded by mu_).
+  std::array<std::vector<int64_t>, kMaxBoundKernels + 1> bestKeys_;
+  std::atomic<int> bestKeyVersion_{0};
 
   std::vector<Pending> pending_;
   std::set<std::string> pendingTexts_;

@@ -242,12 +242,28 @@ struct Context {
   // Every completion of a plan of planKernels kernels with lower bound
   // `floor` is dominated strictly by a verified candidate: one with at
   // most as many launches is faster, or one with fewer is at least as
-  // fast. A completion exactly as fast with as many launches is kept: the
-  // text decides which of those wins, and it must not depend on timing.
-  bool beaten(double floor) const {
+  // fast, or (`tieLost`: the plan's tie key is larger than the key of the
+  // candidate that sets bestAtMost[planKernels], which has planKernels
+  // launches; docs/search.md, "Ties") one with as many is as fast.
+  bool beaten(double floor, bool tieLost = false) const {
     if (!bestAtMost) return false;
-    return floor > bestAtMost[planKernels].load(std::memory_order_relaxed) ||
+    const double best = bestAtMost[planKernels].load(std::memory_order_relaxed);
+    return floor > best || (tieLost && floor >= best) ||
            (planKernels > 0 && floor >= bestAtMost[planKernels - 1].load(std::memory_order_relaxed));
+  }
+  // The tie keys of the candidates that set bestAtMost, per launch count
+  // (empty where that candidate has fewer launches or none is verified),
+  // copied from the engine's when its version moves (refreshBestKeys).
+  const std::atomic<int>* bestKeyVersion = nullptr;
+  int bestKeysSeen = -1;
+  std::vector<std::vector<int64_t>> bestKeys;
+  std::function<void(Context&)> refreshBestKeys;
+  const std::vector<int64_t>* bestKeyFor(int kernels) {
+    if (!bestKeyVersion) return nullptr;
+    if (bestKeyVersion->load(std::memory_order_acquire) != bestKeysSeen) refreshBestKeys(*this);
+    if (kernels < 0 || static_cast<size_t>(kernels) >= bestKeys.size()) return nullptr;
+    const std::vector<int64_t>& k = bestKeys[static_cast<size_t>(kernels)];
+    return k.empty() ? nullptr : &k;
   }
   bool canBeBeaten() const {
     return bestAtMost && bestAtMost[planKernels].load(std::memory_order_relaxed) < std::numeric_limits<double>::infinity();

@@ -43,8 +43,9 @@ TEST_CASE("runs cut by tiny budgets give the same complete result", "[search][sc
     REQUIRE(b.stats.complete);
     CHECK(a.stats.itemsCut == 0);
     CHECK(b.stats.itemsCut > 10);
-    // The cut prefixes are explored again.
-    CHECK(b.stats.states > a.stats.states);
+    // Cut items run again. (Their states are not compared: what the bound
+    // and the ties prune depends on when candidates are verified.)
+    CHECK(b.stats.itemRuns > a.stats.itemRuns);
     // The same front, in the same order, and the same best.
     REQUIRE(a.candidates.size() == b.candidates.size());
     for (size_t i = 0; i < a.candidates.size(); ++i)
