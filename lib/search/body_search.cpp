@@ -316,6 +316,9 @@ class BodySearch {
     const std::vector<int64_t>* best = ctx_.bestKeyFor(ctx_.planKernels);
     if (!best) return false;
     KeyCompare c{*best};
+    int64_t ops = static_cast<int64_t>(ops_.size()) + (final_ ? operatorsStillNeeded() : 0);
+    for (const KernelTemplate& k : plan_.kernels) ops += static_cast<int64_t>(k.ops.size());
+    c.put(ops);
     for (const KernelTemplate& k : plan_.kernels) putKernel(c, k);
     putKernelHeader(c, cfg_.grid, cfg_.loop);
     for (const BodyOp& op : ops_) putOp(c, op, op.kind == ir::OpKind::Tile ? op.arg : -1);

@@ -1,15 +1,19 @@
 // The tie key of a plan (docs/search.md, "Ties"): a sequence of integers
 // that orders plans of equal predicted time and launches, so that which of
 // them wins does not depend on which a thread verified first, and that a
-// partial plan can be compared with before it is complete: a plan's key is
-// its kernels in order, each its grid and loop, then its body operators in
-// the order the search appended them, then its saves. (Measured on small
-// programs: ordering kernels by the search's configuration number instead
-// of grid and loop, or operators by operand before kind, makes the first
-// tie found larger, so that more of the space stays to explore.) The search only ever
-// appends to a plan, so the key of every completion of a partial plan starts
-// with the partial plan's key, and a partial plan whose key already differs
-// from a verified candidate's by a larger element loses every tie to it.
+// partial plan can be compared with before it is complete. A plan's key is
+// the number of its body operators (tiles included; fewer wins: of two
+// kernels predicted equal, the one with less work), then its kernels in
+// order, each its grid and loop, its body operators in the order the search
+// appended them and its saves. The search only ever appends to a plan, so
+// every completion of a partial plan has at least its operators plus those
+// it must still build (BodySearch::operatorsStillNeeded), and the rest of
+// its key starts with the partial plan's: a partial plan whose count
+// already exceeds a verified candidate's, or equals it while the rest
+// differs from the candidate's at a larger element, loses every tie to it.
+// (Measured on small programs: ordering kernels by the search's
+// configuration number instead of grid and loop, or operators by operand
+// before kind, left more of the space to explore.)
 #pragma once
 
 #include <cstdint>
@@ -83,6 +87,9 @@ void putKernel(Sink& s, const KernelTemplate& k) {
 
 inline std::vector<int64_t> tieKey(const Plan& plan) {
   KeyVector v;
+  int64_t ops = 0;
+  for (const KernelTemplate& k : plan.kernels) ops += static_cast<int64_t>(k.ops.size());
+  v.put(ops);
   for (const KernelTemplate& k : plan.kernels) putKernel(v, k);
   return std::move(v.key);
 }
