@@ -1675,7 +1675,7 @@ bool Context::prune(ExprId e) {
   int8_t& m = pruneMemo[static_cast<size_t>(e)];
   if (m < 0) {
     m = 1;
-    for (ExprId t : targets)
+    for (ExprId t : pruneTargets)
       if (exprs.isSubexpr(e, t)) m = 0;
   }
   return m == 1;
@@ -1786,6 +1786,11 @@ void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& la
     for (ExprId t : ctx.targets)
       if (ctx.exprs.isSubexpr(ctx.exprs.input(static_cast<int>(i)), t)) ctx.neededInput[i] = 1;
   ctx.guard = !limits.allowUnguardedExp && asksForGuard(program);
+  ctx.pruneTargets = ctx.targets;
+  if (!ctx.guard)
+    for (const ir::Op& op : program.ops)
+      if (op.kind == ir::OpKind::Exp && ctx.exprs.poly(e[static_cast<size_t>(op.inputs[0])]).terms.size() > 1)
+        ctx.pruneTargets.push_back(e[static_cast<size_t>(op.inputs[0])]);
   ctx.maxLabels.clear();
   for (const ir::Op& op : program.ops)
     if (op.kind == ir::OpKind::ReduceMax) {

@@ -174,6 +174,11 @@ struct Context {
   const Limits* limits = nullptr;
   ExprTable exprs;
   std::vector<ExprId> targets;    // per program output
+  // What a body value must be a subexpression of (prune): the targets, and
+  // without the guard the arguments of the program's exps, which the normal
+  // form splits (exp(a + b) = exp(a)·exp(b)) so that the sum itself, and
+  // the values that build it, are in no target.
+  std::vector<ExprId> pruneTargets;
   std::vector<ExprId> fixArgs;    // exact arguments that values may be scaled/shifted to
   std::set<ir::OpKind> kinds;     // operator kinds of the program
   // The program's commutative binary operators with a number operand other

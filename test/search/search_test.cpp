@@ -205,3 +205,15 @@ TEST_CASE("a number as first operand of sub or div is applied in a body: one ker
     }
   CHECK(numberFirst);
 }
+
+TEST_CASE("the exp of a sum fuses into one kernel", "[search]") {
+  // The normal form splits exp(a + b) into exp(a)·exp(b), so the sum and
+  // the values that build it were in no target and every body that made
+  // them was pruned: no kernel could compute this (Context::pruneTargets).
+  std::optional<ir::Graph> g = parse::parseString(
+      "graph e { A = input f16[4, 24, 40]\n B = input f16[24, 1]\n C = input f16[40]\n"
+      " q = div(mul(sub(C, add(A, B)), 0.5), add(square(B), 1))\n O = exp(q)\n output O }",
+      "test.mg", std::cerr);
+  REQUIRE(g);
+  CHECK(fewestKernels(run(*g, 20, 1)) == 1);
+}
