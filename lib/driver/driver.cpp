@@ -394,6 +394,9 @@ json reportJson(const Run& run) {
                  {"pruned_by_bound", s.prunedByBound},
                  {"items_pruned_by_bound", s.itemsPrunedByBound},
                  {"bound_violations", s.boundViolations},
+                 {"item_runs", s.itemRuns},
+                 {"items_cut", s.itemsCut},
+                 {"items_extended", s.itemsExtended},
                  {"complete", s.complete},
                  {"ended_by", s.endedBy}};
   if (!s.firstRejection.empty()) j["search"]["first_rejection"] = s.firstRejection;

@@ -86,7 +86,7 @@ TEST_CASE("outputs: .cu, .mg, report and dumped candidates", "[driver]") {
   REQUIRE(r.status == 0);
   auto j = nlohmann::json::parse(readFile(dir / "r.json"));
   for (const char* key : {"states", "pruned", "verified", "seconds", "seconds_to_best", "complete", "ended_by",
-                          "pruned_by_bound", "items_pruned_by_bound"})
+                          "pruned_by_bound", "items_pruned_by_bound", "item_runs", "items_cut", "items_extended"})
     CHECK(j["search"].contains(key));
   CHECK(j["search"]["bound_violations"] == 0);
   // A small program: the search is complete well within 8 s.
