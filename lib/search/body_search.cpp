@@ -216,7 +216,9 @@ class BodySearch {
 
   bool canBound_ = false;  // a lower bound can be computed
   bool bounding_ = false;  // ... and plans over it are pruned
-  bool tieLost_ = false;   // of the state overBound last looked at (losesTies)
+  // Whether the state overBound last looked at loses its ties (losesTies):
+  // -1 not yet asked, since only a floor that equals the best asks.
+  int tieLost_ = -1;
   uint64_t tileMask_ = 0;      // tensors tiled in this body
   uint64_t requiredMask_ = 0;  // tensors the last kernel must still tile
   double futureUs_ = 0;        // the kernels after this one, at least
@@ -290,9 +292,9 @@ class BodySearch {
   // candidate with at most as many launches: nothing here can be on the
   // result's front.
   bool overBound() {
+    tieLost_ = -1;  // a new state
     if (!bounding_) return false;
     if (!ctx_.canBeBeaten()) return false;
-    tieLost_ = losesTies();
     // An intermediate kernel: each needed input no closed kernel read is
     // read by this kernel (a tile still to come) or by a later one (its
     // bytes in the future's floor); every choice must be beaten. With more
@@ -307,6 +309,16 @@ class BodySearch {
       if (s == 0) break;
     }
     return true;
+  }
+
+  // Every completion of this state with lower bound `floor` is dominated
+  // (Context::beaten); its tie key is looked at only where the floor
+  // reaches the best, once per state.
+  bool beatenHere(double floor) {
+    if (ctx_.beaten(floor)) return true;
+    if (!ctx_.beaten(floor, true)) return false;
+    if (tieLost_ < 0) tieLost_ = losesTies() ? 1 : 0;
+    return tieLost_ == 1;
   }
 
   // This state's plan loses every tie to the verified candidate that sets
@@ -330,8 +342,8 @@ class BodySearch {
   // is too much, so is every later one; else add this body's operators.
   bool beatenAt(const std::vector<FloorPoint>& points, double base) {
     for (const FloorPoint& p : points) {
-      if (ctx_.beaten(base + p.us, tieLost_)) return true;
-      if (!ctx_.beaten(base + withOperators(p), tieLost_)) return false;
+      if (beatenHere(base + p.us)) return true;
+      if (!beatenHere(base + withOperators(p))) return false;
     }
     return true;
   }
@@ -1585,7 +1597,7 @@ class BodySearch {
       for (const SaveInfo& info : maxInfos) saves.push_back({info.labels, 4});
       ctx_.closedFloorUs += leastWithOperators(
           kernelFloorPoints(ctx_, plan_, cfg_.grid, cfg_.loop, maskTensors(tileMask_), saves, partial));
-      if (bounding_ && ctx_.beaten(ctx_.closedFloorUs + futureFor(tileMask_), losesTies())) {
+      if (bounding_ && beatenHere(ctx_.closedFloorUs + futureFor(tileMask_))) {
         ++ctx_.stats.prunedByBound;
         ctx_.closedFloorUs = closedBefore;
         return;
