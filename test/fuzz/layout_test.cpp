@@ -24,6 +24,7 @@
 #include "mirage/fuzz/shrink.h"
 #include "rewrite.h"
 #include "interp_agreement.h"
+#include "synthetic_failure.h"
 
 using namespace mirage;
 using ir::OpKind;
@@ -271,34 +272,20 @@ TEST_CASE("layout programs pass the whole oracle chain (a longer fuzz run)", "[s
 }
 
 TEST_CASE("a synthetic failure in a layout op shrinks to that one op, with every extent cut down") {
-  auto has = [](const ir::Graph& g, OpKind k) {
-    for (const ir::Op& op : g.ops)
-      if (op.kind == k) return true;
-    return false;
-  };
   for (OpKind culprit : {OpKind::Slice, OpKind::Concat, OpKind::Reshape}) {
     INFO(ir::opName(culprit));
-    int shrunk = 0;
-    for (uint64_t seed = 0; seed < 300 && shrunk < 4; ++seed) {
-      ir::Graph g = fuzz::generateProgram(fuzz::caseSeed(9, seed));
-      if (!has(g, culprit) || fuzz::countStatements(g) < 6) continue;
-      ++shrunk;
-      auto test = [&](const ir::Graph& p) {
-        REQUIRE(ir::checkProgram(p).empty());
-        return has(p, culprit) ? fuzz::Failure::Crash : fuzz::Failure::None;
-      };
-      fuzz::ShrinkStats st;
-      ir::Graph small = fuzz::shrink(g, fuzz::Failure::Crash, test, 800, &st);
-      INFO(ir::printGraph(g) << "shrunk to\n" << ir::printGraph(small) << "in " << st.tests << " tests");
-      CHECK(has(small, culprit));
-      CHECK(fuzz::countStatements(small) == 1);
-      // Extents shrink through the op: a slice's range and a reshape's
-      // shape follow (every input extent ends at 1), and a concat joins
-      // two or three extents of 1.
-      for (ir::ValueId in : small.inputs)
-        for (int64_t e : small.value(in).shape) CHECK(e == 1);
-      CHECK(ir::numElements(small.value(small.outputs[0]).shape) <= 3);
-    }
+    int shrunk = test::shrinkSyntheticFailures(
+        culprit, 9, 300, 4, 800, [&](const ir::Graph& g, const ir::Graph& small, const fuzz::ShrinkStats& st) {
+          INFO(ir::printGraph(g) << "shrunk to\n" << ir::printGraph(small) << "in " << st.tests << " tests");
+          CHECK(test::hasOp(small, culprit));
+          CHECK(fuzz::countStatements(small) == 1);
+          // Extents shrink through the op: a slice's range and a reshape's
+          // shape follow (every input extent ends at 1), and a concat joins
+          // two or three extents of 1.
+          for (ir::ValueId in : small.inputs)
+            for (int64_t e : small.value(in).shape) CHECK(e == 1);
+          CHECK(ir::numElements(small.value(small.outputs[0]).shape) <= 3);
+        });
     CHECK(shrunk == 4);
   }
 }

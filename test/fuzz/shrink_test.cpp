@@ -7,42 +7,26 @@
 #include "mirage/fuzz/shrink.h"
 #include "mirage/ir/check.h"
 #include "mirage/ir/printer.h"
+#include "synthetic_failure.h"
 
 using namespace mirage;
 
-namespace {
-
-bool has(const ir::Graph& g, ir::OpKind k) {
-  for (const ir::Op& op : g.ops)
-    if (op.kind == k) return true;
-  return false;
-}
-
-}  // namespace
+using test::hasOp;
 
 TEST_CASE("a synthetic failure shrinks to the one statement that causes it") {
   for (ir::OpKind culprit : {ir::OpKind::Transpose, ir::OpKind::Exp, ir::OpKind::Matmul}) {
-    int shrunk = 0;
-    for (uint64_t seed = 0; seed < 200 && shrunk < 5; ++seed) {
-      ir::Graph g = fuzz::generateProgram(fuzz::caseSeed(3, seed));
-      if (!has(g, culprit) || fuzz::countStatements(g) < 6) continue;
-      ++shrunk;
-      auto test = [&](const ir::Graph& p) {
-        REQUIRE(ir::checkProgram(p).empty());
-        return has(p, culprit) ? fuzz::Failure::Crash : fuzz::Failure::None;
-      };
-      fuzz::ShrinkStats st;
-      ir::Graph small = fuzz::shrink(g, fuzz::Failure::Crash, test, 500, &st);
-      INFO(ir::printGraph(g) << "shrunk to\n" << ir::printGraph(small));
-      CHECK(has(small, culprit));
-      CHECK(fuzz::countStatements(small) == 1);
-      CHECK(st.statementsBefore == fuzz::countStatements(g));
-      CHECK(st.statementsAfter == 1);
-      // Extents shrink too: every input extent ends at 1 (nothing in the
-      // failure depends on them).
-      for (ir::ValueId in : small.inputs)
-        for (int64_t e : small.value(in).shape) CHECK(e == 1);
-    }
+    int shrunk = test::shrinkSyntheticFailures(
+        culprit, 3, 200, 5, 500, [&](const ir::Graph& g, const ir::Graph& small, const fuzz::ShrinkStats& st) {
+          INFO(ir::printGraph(g) << "shrunk to\n" << ir::printGraph(small));
+          CHECK(hasOp(small, culprit));
+          CHECK(fuzz::countStatements(small) == 1);
+          CHECK(st.statementsBefore == fuzz::countStatements(g));
+          CHECK(st.statementsAfter == 1);
+          // Extents shrink too: every input extent ends at 1 (nothing in the
+          // failure depends on them).
+          for (ir::ValueId in : small.inputs)
+            for (int64_t e : small.value(in).shape) CHECK(e == 1);
+        });
     CHECK(shrunk == 5);
   }
 }
