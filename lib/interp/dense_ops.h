@@ -134,6 +134,10 @@ TensorT binary(ir::OpKind kind, const TensorT& a, const TensorT& b) {
   internalError("not a binary operator");  // callers dispatch on the category
 }
 
+// The rows of a matmul's result computed together: about half of a core's
+// L2, so that they stay there while the rows of B stream past.
+inline constexpr int64_t kMatmulRowBlockBytes = int64_t{512} << 10;
+
 // A[..., m, k] · B[..., k, n], batch dims broadcast; each result element
 // adds its k products in order, in the element type.
 template <typename TensorT>
@@ -169,13 +173,22 @@ TensorT matmul(const TensorT& a, const TensorT& b) {
     const T* B = b.data.data() + mb * k * n;
     T* C = out.data.data() + t * m * n;
     // C[i, :] += A[i, p] * B[p, :]: the inner loop runs along rows of B and
-    // C, contiguous.
-    for (int64_t i = 0; i < m; ++i) {
-      T* __restrict c = C + i * n;  // the result never aliases an operand
+    // C, contiguous. Rows of C are taken in blocks that stay in cache
+    // (kMatmulRowBlockBytes) and each row of B is applied to the whole
+    // block, so B is read once per block rather than once per row: a
+    // 16 x 4096 by 4096 x 6144 product streamed 100 MB of B sixteen times.
+    // Every element still adds its products in the order of p.
+    const int64_t rowBytes = std::max<int64_t>(1, n * static_cast<int64_t>(sizeof(T)));
+    const int64_t block = std::max<int64_t>(1, kMatmulRowBlockBytes / rowBytes);
+    for (int64_t i0 = 0; i0 < m; i0 += block) {
+      const int64_t i1 = std::min(m, i0 + block);
       for (int64_t p = 0; p < k; ++p) {
-        T x = A[i * k + p];
         const T* __restrict r = B + p * n;
-        for (int64_t j = 0; j < n; ++j) c[j] += x * r[j];
+        for (int64_t i = i0; i < i1; ++i) {
+          T* __restrict c = C + i * n;  // the result never aliases an operand
+          const T x = A[i * k + p];
+          for (int64_t j = 0; j < n; ++j) c[j] += x * r[j];
+        }
       }
     }
   }
