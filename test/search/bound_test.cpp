@@ -95,6 +95,7 @@ TEST_CASE("branch and bound returns the same best as the exhaustive search", "[s
       "graph t { X = input f16[8, 64]\n C = input f16[64]\n Z = relu(sub(0.25, add(X, C)))\n"
       " Y = mul(X, C)\n output Z, Y }",
   };
+  int prunedPrograms = 0;
   for (const char* text : programs) {
     std::optional<ir::Graph> g = parse::parseString(text, "test.mg", std::cerr);
     REQUIRE(g);
@@ -111,9 +112,17 @@ TEST_CASE("branch and bound returns the same best as the exhaustive search", "[s
     REQUIRE(a.stats.complete);
     REQUIRE(b.stats.complete);
     CHECK(b.stats.endedBy == "exhausted");
-    CHECK(a.stats.endedBy == "bound");
-    CHECK(a.stats.prunedByBound + a.stats.itemsPrunedByBound > 0);
-    CHECK(a.stats.states < b.stats.states);
+    // What the bound prunes depends on when the verifier, which runs beside
+    // the search, accepts the first candidate: on a loaded machine a search
+    // may end before that ("w" ended exhausted once in a CI run). So the
+    // report must say what happened, and the bound must have pruned in most
+    // of the programs, not in each.
+    const bool pruned = a.stats.prunedByBound + a.stats.itemsPrunedByBound > 0;
+    CHECK(a.stats.endedBy == (pruned ? "bound" : "exhausted"));
+    if (pruned) {
+      ++prunedPrograms;
+      CHECK(a.stats.states < b.stats.states);
+    }
     const search::Candidate& ba = a.candidates[static_cast<size_t>(a.best)];
     const search::Candidate& bb = b.candidates[static_cast<size_t>(b.best)];
     // The same best, text included: a plan is pruned only when every
@@ -137,4 +146,5 @@ TEST_CASE("branch and bound returns the same best as the exhaustive search", "[s
     for (size_t i = 0; i < a.candidates.size(); ++i)
       CHECK(ir::printGraph(a.candidates[i].graph) == ir::printGraph(c.candidates[i].graph));
   }
+  CHECK(prunedPrograms >= 4);
 }
