@@ -173,7 +173,7 @@ class BodySearch {
       present_.reserve(most);
       for (const Tensor& t : plan_.tensors) {
         tensorAtoms_ |= ctx_.neededAtomsOf(t.expr);
-        tensorClasses_ |= ctx_.targetClassesOf(t.expr);
+        tensorClasses_ |= ctx_.classesOf(t.expr);
       }
     }
   }
@@ -329,7 +329,12 @@ class BodySearch {
     if (!best) return false;
     KeyCompare c{*best};
     int64_t ops = static_cast<int64_t>(ops_.size()) + (final_ ? operatorsStillNeeded() : 0);
-    for (const KernelTemplate& k : plan_.kernels) ops += static_cast<int64_t>(k.ops.size());
+    int64_t offProgram = offProgramOps(ops_);
+    for (const KernelTemplate& k : plan_.kernels) {
+      ops += static_cast<int64_t>(k.ops.size());
+      offProgram += offProgramOps(k.ops);
+    }
+    c.put(offProgram);
     c.put(ops);
     for (const KernelTemplate& k : plan_.kernels) putKernel(c, k);
     putKernelHeader(c, cfg_.grid, cfg_.loop);
@@ -723,8 +728,9 @@ class BodySearch {
     return false;
   }
 
-  void push(const BodyOp& op, BVal v) {
+  void push(BodyOp op, BVal v) {
     if (!v.sig) v.sig = signature(v);
+    op.offProgram = op.kind != ir::OpKind::Tile && !ctx_.preferred(v.expr);
     if (op.in0 >= 0) ++vals_[static_cast<size_t>(op.in0)].uses;
     if (op.in1 >= 0) ++vals_[static_cast<size_t>(op.in1)].uses;
     if (op.kind == ir::OpKind::Tile) {
@@ -734,7 +740,7 @@ class BodySearch {
     stateHash_ += mix(v.sig);
     if (final_) {
       auto [atoms, classes] = present_.empty() ? std::make_pair(tensorAtoms_, tensorClasses_) : present_.back();
-      present_.push_back({atoms | ctx_.neededAtomsOf(v.expr), classes | ctx_.targetClassesOf(v.expr)});
+      present_.push_back({atoms | ctx_.neededAtomsOf(v.expr), classes | ctx_.classesOf(v.expr)});
     }
     ops_.push_back(op);
     vals_.push_back(std::move(v));
@@ -1064,16 +1070,21 @@ class BodySearch {
   // The moves every completion of this (last) kernel must still make, at
   // least (each costs at least one of the body's operators): one per
   // needed atom no value or tensor has yet (each such operator creates one
-  // atom), and one per target class no value equals yet, except a class
-  // that is itself a missing atom (its operator may be the atom's); and
-  // half the dead values.
+  // atom), and one per class no value or tensor equals yet (a target, or
+  // the argument of a missing atom), except a class that is itself a
+  // missing atom (its operator may be the atom's); and half the dead
+  // values. One operator's value is in at most one class (classes differ
+  // beyond scale), so the operators counted are distinct.
   int operatorsStillNeeded() const {
     auto [atoms, classes] = present_.empty() ? std::make_pair(tensorAtoms_, tensorClasses_) : present_.back();
     const uint64_t missingAtoms = ~atoms & ((uint64_t{1} << ctx_.neededAtoms.size()) - 1);
     int n = std::popcount(missingAtoms);
-    for (int c = 0; c < ctx_.targetClasses && c < 63; ++c) {
+    for (size_t c = 0; c < ctx_.classExprs.size() && c < 63; ++c) {
       if (classes & (uint64_t{1} << c)) continue;
-      const int a = ctx_.atomOfClass[static_cast<size_t>(c)];
+      // An atom's argument is needed only while the atom is.
+      const uint64_t neededWhile = ctx_.classNeededWhile[c];
+      if (neededWhile != 0 && (neededWhile & missingAtoms) == 0) continue;
+      const int a = ctx_.atomOfClass[c];
       if (a >= 0 && (missingAtoms & (uint64_t{1} << a))) continue;
       ++n;
     }
@@ -1086,7 +1097,7 @@ class BodySearch {
     for (size_t i = 0; i < vals_.size(); ++i) {
       const BVal& v = vals_[i];
       if (v.uses > 0 || v.hidden) continue;
-      if (ctx_.targetClassesOf(v.expr) != 0) continue;
+      if (ctx_.classesOf(v.expr) & ctx_.targetClassMask()) continue;
       ++dead;
     }
     return std::max(n, (dead + 1) / 2);
@@ -1705,6 +1716,16 @@ bool singleAtomFunction(int tag) {
          k == ir::OpKind::Sigmoid || k == ir::OpKind::Log;
 }
 
+// A class that is one counted atom (times a constant, to any power) may be
+// the value of the very operator that creates the atom (sqrt, or rsqrt's
+// inverse): its index into neededAtoms, or -1.
+int atomOfScaledPower(const Context& ctx, ExprId e) {
+  const Poly& p = ctx.exprs.poly(e);
+  if (p.terms.size() != 1 || p.terms[0].degree != 1 || p.terms[0].factors.size() != 1) return -1;
+  auto it = std::find(ctx.neededAtoms.begin(), ctx.neededAtoms.end(), p.terms[0].factors[0].atom);
+  return it == ctx.neededAtoms.end() ? -1 : static_cast<int>(it - ctx.neededAtoms.begin());
+}
+
 }  // namespace
 
 uint64_t Context::neededAtomsOf(ExprId e) {
@@ -1724,14 +1745,14 @@ uint64_t Context::neededAtomsOf(ExprId e) {
   return m;
 }
 
-uint64_t Context::targetClassesOf(ExprId e) {
+uint64_t Context::classesOf(ExprId e) {
   constexpr uint64_t kDone = uint64_t{1} << 63;
-  if (static_cast<size_t>(e) >= targetClassMemo.size()) targetClassMemo.resize(exprs.size() + 1024, 0);
-  if (targetClassMemo[static_cast<size_t>(e)] & kDone) return targetClassMemo[static_cast<size_t>(e)] & ~kDone;
+  if (static_cast<size_t>(e) >= classMemo.size()) classMemo.resize(exprs.size() + 1024, 0);
+  if (classMemo[static_cast<size_t>(e)] & kDone) return classMemo[static_cast<size_t>(e)] & ~kDone;
   uint64_t m = 0;
-  for (size_t t = 0; t < targets.size(); ++t)
-    if (targetClass[t] < 63 && exprs.equalUpToScale(e, targets[t])) m |= uint64_t{1} << targetClass[t];
-  targetClassMemo[static_cast<size_t>(e)] = m | kDone;
+  for (size_t c = 0; c < classExprs.size() && c < 63; ++c)
+    if (exprs.equalUpToScale(e, classExprs[c])) m |= uint64_t{1} << c;
+  classMemo[static_cast<size_t>(e)] = m | kDone;
   return m;
 }
 
@@ -1780,18 +1801,30 @@ void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& la
       if (ctx.exprs.equalUpToScale(ctx.targets[t], ctx.targets[u])) ctx.targetClass[t] = ctx.targetClass[u];
     if (ctx.targetClass[t] >= 0) continue;
     ctx.targetClass[t] = ctx.targetClasses++;
-    // A target that is one counted atom (times a constant, to any power)
-    // may be the very operator that creates the atom.
-    int atomIndex = -1;
-    const Poly& p = ctx.exprs.poly(ctx.targets[t]);
-    if (p.terms.size() == 1 && p.terms[0].degree == 1 && p.terms[0].factors.size() == 1) {
-      auto it = std::find(ctx.neededAtoms.begin(), ctx.neededAtoms.end(), p.terms[0].factors[0].atom);
-      if (it != ctx.neededAtoms.end()) atomIndex = static_cast<int>(it - ctx.neededAtoms.begin());
+    ctx.atomOfClass.push_back(atomOfScaledPower(ctx, ctx.targets[t]));
+  }
+  ctx.classExprs.clear();
+  for (size_t t = 0; t < ctx.targets.size(); ++t)
+    if (static_cast<size_t>(ctx.targetClass[t]) == ctx.classExprs.size()) ctx.classExprs.push_back(ctx.targets[t]);
+  ctx.classNeededWhile.assign(ctx.classExprs.size(), 0);
+  // The argument of a needed atom: the one operator that creates the atom
+  // applies to a value that is exactly its argument (ExprTable::func), so
+  // while the atom is missing that value must exist or still be made. An
+  // argument equal to a target (up to scale) is that target's class.
+  for (size_t i = 0; i < ctx.neededAtoms.size(); ++i) {
+    const ExprId arg = ctx.exprs.atom(ctx.neededAtoms[i]).arg;
+    size_t c = 0;
+    while (c < ctx.classExprs.size() && !ctx.exprs.equalUpToScale(arg, ctx.classExprs[c])) ++c;
+    if (c == ctx.classExprs.size()) {
+      if (c >= 63) continue;
+      ctx.classExprs.push_back(arg);
+      ctx.classNeededWhile.push_back(0);
+      ctx.atomOfClass.push_back(atomOfScaledPower(ctx, arg));
     }
-    ctx.atomOfClass.push_back(atomIndex);
+    if (static_cast<int>(c) >= ctx.targetClasses) ctx.classNeededWhile[c] |= uint64_t{1} << i;
   }
   ctx.neededAtomsMemo.clear();
-  ctx.targetClassMemo.clear();
+  ctx.classMemo.clear();
   // Inputs some output depends on: every candidate reads them (the bound).
   ctx.neededInput.assign(program.inputs.size(), 0);
   for (size_t i = 0; i < program.inputs.size(); ++i)

@@ -77,6 +77,10 @@ struct BodyOp {
   int arg = -1;  // Tile: index of the kernel argument (in KernelTemplate::args)
   ir::DimMap imap = ir::kEmptyMap;  // Tile
   int fmap = -1;                    // Tile
+  // Not a tile, and its value is none of the program's own terms up to a
+  // constant (Context::preferred): a function of the operator and its
+  // operands, counted first in the tie key (tie_key.h).
+  bool offProgram = false;
 };
 
 struct KernelTemplate {
@@ -282,16 +286,23 @@ struct Context {
   // an uninterpreted function of one argument; rsqrt makes sqrt's), and
   // the targets up to scale, one class per set of equal targets. Bit i of
   // neededAtomsOf(e) says e contains neededAtoms[i] (anywhere), bit c of
-  // targetClassesOf(e) that e equals class c up to a constant.
+  // classesOf(e) that e equals class c up to a constant.
   std::vector<AtomId> neededAtoms;        // at most 64
+  // Classes 0 .. targetClasses - 1 are the targets'; after them come the
+  // arguments of needed atoms that equal no target, each needed only while
+  // one of the atoms in classNeededWhile is missing (0: always, a target).
   std::vector<int> targetClass;           // per target: its class
-  int targetClasses = 0;                  // at most 64
-  uint64_t atomShapedClasses = 0;         // classes that are one such atom (scaled, any power)
+  int targetClasses = 0;
+  std::vector<ExprId> classExprs;         // per class: its expression (up to scale)
+  std::vector<uint64_t> classNeededWhile; // per class: the atoms whose argument it is
   std::vector<int> atomOfClass;           // per class: index into neededAtoms, or -1
+  uint64_t targetClassMask() const {
+    return targetClasses >= 63 ? (uint64_t{1} << 63) - 1 : (uint64_t{1} << targetClasses) - 1;
+  }
   uint64_t neededAtomsOf(ExprId e);
-  uint64_t targetClassesOf(ExprId e);
+  uint64_t classesOf(ExprId e);
   std::vector<uint64_t> neededAtomsMemo;  // per ExprId; bit 63 set: computed
-  std::vector<uint64_t> targetClassMemo;  // per ExprId; bit 63 set: computed
+  std::vector<uint64_t> classMemo;        // per ExprId; bit 63 set: computed
   std::unordered_set<ExprId> preferredSet;  // the program's values' expressions, scale-free
   ExprId scaleFree(ExprId e);          // e divided by its first coefficient
   bool preferred(ExprId e);            // e is one of the program's own terms up to a constant

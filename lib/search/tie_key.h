@@ -2,15 +2,19 @@
 // that orders plans of equal predicted time and launches, so that which of
 // them wins does not depend on which a thread verified first, and that a
 // partial plan can be compared with before it is complete. A plan's key is
-// the number of its body operators (tiles included; fewer wins: of two
-// kernels predicted equal, the one with less work), then its kernels in
-// order, each its grid and loop, its body operators in the order the search
-// appended them and its saves. The search only ever appends to a plan, so
-// every completion of a partial plan has at least its operators plus those
-// it must still build (BodySearch::operatorsStillNeeded), and the rest of
-// its key starts with the partial plan's: a partial plan whose count
-// already exceeds a verified candidate's, or equals it while the rest
-// differs from the candidate's at a larger element, loses every tie to it.
+// the number of its operators whose values are none of the program's own
+// terms (BodyOp::offProgram; fewer wins: of two plans predicted equal, the
+// one that computes what the program computes, rounding where it rounds),
+// then the number of its body operators (tiles included; fewer wins: the
+// one with less work), then its kernels in order, each its grid and loop,
+// its body operators in the order the search appended them and its saves.
+// The search only ever appends to a plan, so every completion of a partial
+// plan has at least its off-program operators, at least its operators plus
+// those it must still build (BodySearch::operatorsStillNeeded), and the
+// rest of its key starts with the partial plan's: a partial plan whose
+// counts already exceed a verified candidate's, or equal them while the
+// rest differs from the candidate's at a larger element, loses every tie
+// to it.
 // (Measured on small programs: ordering kernels by the search's
 // configuration number instead of grid and loop, or operators by operand
 // before kind, left more of the space to explore.)
@@ -85,10 +89,20 @@ void putKernel(Sink& s, const KernelTemplate& k) {
   }
 }
 
+inline int64_t offProgramOps(const std::vector<BodyOp>& ops) {
+  int64_t n = 0;
+  for (const BodyOp& op : ops) n += op.offProgram ? 1 : 0;
+  return n;
+}
+
 inline std::vector<int64_t> tieKey(const Plan& plan) {
   KeyVector v;
-  int64_t ops = 0;
-  for (const KernelTemplate& k : plan.kernels) ops += static_cast<int64_t>(k.ops.size());
+  int64_t offProgram = 0, ops = 0;
+  for (const KernelTemplate& k : plan.kernels) {
+    offProgram += offProgramOps(k.ops);
+    ops += static_cast<int64_t>(k.ops.size());
+  }
+  v.put(offProgram);
   v.put(ops);
   for (const KernelTemplate& k : plan.kernels) putKernel(v, k);
   return std::move(v.key);

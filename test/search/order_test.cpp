@@ -99,6 +99,13 @@ TEST_CASE("needed operators: states that cannot complete are dropped, no body is
       "graph b { X = input f32[4, 8]\n Y = div(X, sqrt(reduce_sum(square(X), dim=1)))\n output Y }",
       "graph c { X = input f32[4, 8]\n W = input f32[8, 6]\n Y = matmul(mul(X, rsqrt(reduce_sum(X, dim=1))), W)\n"
       " Z = reduce_sum(X, dim=1)\n output Y, Z }",
+      // Nested functions: the argument of each missing atom must be built
+      // exactly before its operator applies (sqrt of a shifted sqrt, silu
+      // of a sum, a tanh of an rsqrt whose argument is a target too).
+      "graph d { X = input f32[4, 8]\n Y = input f32[4, 8]\n A = sqrt(add(sqrt(X), 1))\n"
+      " B = silu(add(X, Y))\n output A, B }",
+      "graph e { X = input f32[4, 8]\n S = add(reduce_sum(square(X), dim=1), 1)\n"
+      " Y = tanh(rsqrt(S))\n output Y, S }",
   };
   for (const char* text : programs) {
     std::optional<ir::Graph> g = parse::parseString(text, "test.mg", std::cerr);
