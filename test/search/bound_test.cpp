@@ -148,3 +148,29 @@ TEST_CASE("branch and bound returns the same best as the exhaustive search", "[s
   }
   CHECK(prunedPrograms >= 4);
 }
+
+TEST_CASE("a program whose candidates all cost the floor ends by bound at the default limits", "[search][bound]") {
+  // LayerNorm and an element-wise chain on small tiles: every one-kernel
+  // body costs the launch and the latency floor, so ties decide. The
+  // direct fusion has no value off the program's own terms, and every
+  // state with one loses its ties to it (tie_key.h); before that rule
+  // these spaces (20 operators, 8 discrepancies) did not end in a minute.
+  const char* programs[] = {
+      "graph ln { X = input f16[16, 1024]\n D = sub(X, reduce_mean(X, dim=1))\n"
+      " Y = div(D, sqrt(add(reduce_mean(square(D), dim=1), 0.00001)))\n output Y }",
+      "graph chain { A = input f16[4, 24, 40]\n B = input f16[24, 1]\n"
+      " Y = silu(rsqrt(sqrt(add(exp(mul(sub(A, B), 0.5)), 2))))\n output Y }",
+  };
+  for (const char* text : programs) {
+    std::optional<ir::Graph> g = parse::parseString(text, "test.mg", std::cerr);
+    REQUIRE(g);
+    verify::Verifier verifier(*g);
+    search::Options o = modelOptions(60, true);
+    search::Result r = search::runSearch(*g, verifier, o);
+    INFO(text);
+    REQUIRE(r.best >= 0);
+    CHECK(r.stats.complete);
+    CHECK(r.stats.endedBy == "bound");
+    CHECK(r.candidates[static_cast<size_t>(r.best)].kernels == 1);
+  }
+}
