@@ -65,7 +65,8 @@ std::string canonicalText(const ir::Graph& program) {
 
 std::string cacheKey(const ir::Graph& program, const search::Limits& limits, const std::string& arch) {
   std::string material = fmt::format(
-      "mirage-opt {}\narch {}\nlimits {} {} {} {} {} {}{}\n{}", MIRAGE_VERSION, arch, limits.maxKernels, limits.maxDiscrepancies,
+      "mirage-opt {} search {}\narch {}\nlimits {} {} {} {} {} {}{}\n{}", MIRAGE_VERSION, search::kSearchRevision, arch,
+      limits.maxKernels, limits.maxDiscrepancies,
       limits.maxBlockOps, limits.maxGridDims, limits.smemBytesPerBlock, limits.maxCandidatesPerTemplate,
       limits.allowUnguardedExp ? " unguarded-exp" : " guarded-exp", canonicalText(program));
   // Two independent hashes make an accidental collision negligible.

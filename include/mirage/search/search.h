@@ -24,6 +24,12 @@ class Verifier;
 
 namespace mirage::search {
 
+// Changes whenever the search may return another result for the same
+// program and limits (the space, the tie order): part of the result
+// cache's key, so that an entry an older search wrote is a miss. 2: ties
+// go first to fewer off-program values (docs/search.md, "Ties").
+inline constexpr int kSearchRevision = 2;
+
 // Bounds of the space. They are part of the result cache's key.
 struct Limits {
   int maxKernels = 3;             // custom kernels per μGraph
