@@ -328,14 +328,11 @@ class BodySearch {
     const std::vector<int64_t>* best = ctx_.bestKeyFor(ctx_.planKernels);
     if (!best) return false;
     KeyCompare c{*best};
-    int64_t ops = static_cast<int64_t>(ops_.size()) + (final_ ? operatorsStillNeeded() : 0);
-    int64_t offProgram = offProgramOps(ops_);
-    for (const KernelTemplate& k : plan_.kernels) {
-      ops += static_cast<int64_t>(k.ops.size());
-      offProgram += offProgramOps(k.ops);
-    }
-    c.put(offProgram);
-    c.put(ops);
+    OpCounts counts;
+    counts.addKernels(plan_.kernels);
+    counts.add(ops_);
+    if (final_) counts.ops += operatorsStillNeeded();
+    counts.put(c);
     for (const KernelTemplate& k : plan_.kernels) putKernel(c, k);
     putKernelHeader(c, cfg_.grid, cfg_.loop);
     for (const BodyOp& op : ops_) putOp(c, op, op.kind == ir::OpKind::Tile ? op.arg : -1);
@@ -1796,16 +1793,15 @@ void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& la
   ctx.targetClass.assign(ctx.targets.size(), -1);
   ctx.targetClasses = 0;
   ctx.atomOfClass.clear();
+  ctx.classExprs.clear();
   for (size_t t = 0; t < ctx.targets.size(); ++t) {
     for (size_t u = 0; u < t && ctx.targetClass[t] < 0; ++u)
       if (ctx.exprs.equalUpToScale(ctx.targets[t], ctx.targets[u])) ctx.targetClass[t] = ctx.targetClass[u];
     if (ctx.targetClass[t] >= 0) continue;
     ctx.targetClass[t] = ctx.targetClasses++;
+    ctx.classExprs.push_back(ctx.targets[t]);
     ctx.atomOfClass.push_back(atomOfScaledPower(ctx, ctx.targets[t]));
   }
-  ctx.classExprs.clear();
-  for (size_t t = 0; t < ctx.targets.size(); ++t)
-    if (static_cast<size_t>(ctx.targetClass[t]) == ctx.classExprs.size()) ctx.classExprs.push_back(ctx.targets[t]);
   ctx.classNeededWhile.assign(ctx.classExprs.size(), 0);
   // The argument of a needed atom: the one operator that creates the atom
   // applies to a value that is exactly its argument (ExprTable::func), so

@@ -89,21 +89,29 @@ void putKernel(Sink& s, const KernelTemplate& k) {
   }
 }
 
-inline int64_t offProgramOps(const std::vector<BodyOp>& ops) {
-  int64_t n = 0;
-  for (const BodyOp& op : ops) n += op.offProgram ? 1 : 0;
-  return n;
-}
+// The key's leading counts: off-program operators, then all operators.
+struct OpCounts {
+  int64_t offProgram = 0;
+  int64_t ops = 0;
+  void add(const std::vector<BodyOp>& body) {
+    for (const BodyOp& op : body) offProgram += op.offProgram ? 1 : 0;
+    ops += static_cast<int64_t>(body.size());
+  }
+  void addKernels(const std::vector<KernelTemplate>& kernels) {
+    for (const KernelTemplate& k : kernels) add(k.ops);
+  }
+  template <class Sink>
+  void put(Sink& s) const {
+    s.put(offProgram);
+    s.put(ops);
+  }
+};
 
 inline std::vector<int64_t> tieKey(const Plan& plan) {
   KeyVector v;
-  int64_t offProgram = 0, ops = 0;
-  for (const KernelTemplate& k : plan.kernels) {
-    offProgram += offProgramOps(k.ops);
-    ops += static_cast<int64_t>(k.ops.size());
-  }
-  v.put(offProgram);
-  v.put(ops);
+  OpCounts counts;
+  counts.addKernels(plan.kernels);
+  counts.put(v);
   for (const KernelTemplate& k : plan.kernels) putKernel(v, k);
   return std::move(v.key);
 }
