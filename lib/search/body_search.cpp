@@ -1759,6 +1759,7 @@ void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& la
   ctx.labels = &labels;
   ctx.limits = &limits;
   std::vector<ExprId> e = programExprs(ctx.exprs, program);
+  ctx.unreachableTarget = false;
   ctx.targets.clear();
   for (ir::ValueId o : program.outputs) ctx.targets.push_back(e[static_cast<size_t>(o)]);
   // One walk below the targets: the fix arguments (an exp(m)^c factor needs
@@ -1782,6 +1783,7 @@ void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& la
           if (at.arg < 0) continue;
           if (at.kind == AtomKind::Exp && f.exponent != Rational(1)) fix.insert(ctx.exprs.scale(at.arg, f.exponent));
           if (at.kind == AtomKind::Func && at.tag == static_cast<int>(ir::OpKind::ReduceMax)) targetsHaveMax = true;
+          if (at.kind == AtomKind::Func && at.tag == static_cast<int>(ir::OpKind::Kernel)) ctx.unreachableTarget = true;
           if (at.kind == AtomKind::Func && singleAtomFunction(at.tag) && ctx.neededAtoms.size() < 63 &&
               std::find(ctx.neededAtoms.begin(), ctx.neededAtoms.end(), f.atom) == ctx.neededAtoms.end())
             ctx.neededAtoms.push_back(f.atom);

@@ -127,7 +127,9 @@ class Engine {
           ioBytes_ += static_cast<double>(ir::numElements(g.value(g.inputs[i]).shape)) * ir::dtypeBytes(g.dtype);
       for (ir::ValueId o : g.outputs)
         ioBytes_ += static_cast<double>(ir::numElements(g.value(o).shape)) * ir::dtypeBytes(g.dtype);
-      for (int k = 1; k <= opt_.limits.maxKernels; ++k) {
+      // A target no plan can equal (a custom kernel's output): there is
+      // nothing to search, and the space is exhausted at once.
+      for (int k = 1; k <= opt_.limits.maxKernels && !probe.unreachableTarget; ++k) {
         int configs = countFirstConfigs(probe, k);
         size_t first = items_.size();
         for (int d = 0; d <= opt_.limits.maxDiscrepancies; ++d)

@@ -280,6 +280,11 @@ struct Context {
 
   bool prune(ExprId e);                // true when e is a subexpression of no target
 
+  // Some target holds the opaque atom of a custom kernel of the input
+  // (labels.cpp): no operator of a body makes that atom, so no plan can
+  // equal the target and the space holds no candidate.
+  bool unreachableTarget = false;
+
   // What every completion still has to build (docs/search.md, "Needed
   // operators"): the atoms of the targets (nested ones included) that only
   // one operator each can create (sqrt, silu, gelu, tanh, sigmoid, log:

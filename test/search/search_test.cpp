@@ -217,3 +217,27 @@ TEST_CASE("the exp of a sum fuses into one kernel", "[search]") {
   REQUIRE(g);
   CHECK(fewestKernels(run(*g, 20, 1)) == 1);
 }
+
+TEST_CASE("an output of a custom kernel of the input leaves nothing to search: exhausted at once", "[search]") {
+  // The search gives a custom kernel of the input an opaque expression that
+  // no body operator makes, so no plan can equal Z (or anything computed
+  // from it): the space holds no candidate, and the search says so without
+  // visiting a state (it used to run to its time limit).
+  std::optional<ir::Graph> g = parse::parseString(
+      "graph k { A = input f16[4, 64]\n"
+      " Z = kernel(A) grid=[4] {\n x = tile(A, imap={x:0})\n save(accum(exp(x)), Z, omap={x:0})\n }\n"
+      " Y = mul(Z, 2)\n output Y }",
+      "test.mg", std::cerr);
+  REQUIRE(g);
+  verify::Verifier verifier(*g);
+  search::Options o;
+  o.jobs = 2;
+  o.timeLimitSeconds = 30;
+  search::Result r = search::runSearch(*g, verifier, o);
+  CHECK(r.stats.complete);
+  CHECK(r.stats.endedBy == "exhausted");
+  CHECK(r.stats.states == 0);
+  CHECK(r.stats.seconds < 5);
+  REQUIRE(r.candidates.size() == 1);
+  CHECK(r.candidates.front().origin == "input");
+}
