@@ -114,8 +114,15 @@ class RegionSearcher {
         size_t k = order[i];
         double seconds = std::max(0.05, std::min(opt_.secondsPerRegion, secondsLeft()));
         auto t0 = Clock::now();
-        // One operator is one launch already: nothing to search.
-        Result r = regions[k].end - regions[k].begin > 1 ? search_(regions[k].program, seconds, jobsEach) : Result{};
+        // One operator is one launch already: nothing to search, and its
+        // space (that one launch) is exhausted.
+        Result r;
+        if (regions[k].end - regions[k].begin > 1) {
+          r = search_(regions[k].program, seconds, jobsEach);
+        } else {
+          r.stats.exhausted = r.stats.complete = true;
+          r.stats.endedBy = "exhausted";
+        }
         Searched s;
         s.seconds = since(t0);
         if (r.best >= 0 && static_cast<size_t>(r.best) < r.candidates.size()) {

@@ -50,6 +50,37 @@ std::vector<ir::ValueId> crossing(const Positions& p, int b) {
   return out;
 }
 
+// No operator in [b, e) reads a value produced in [s, b): within the region
+// [s, e), the operators before b and those after it are independent (they
+// may read the same region inputs; values they pass on leave the region as
+// its outputs).
+bool separatesWithin(const ir::Graph& g, const Positions& p, int s, int b, int e) {
+  for (int k = b; k < e; ++k)
+    for (ir::ValueId in : g.ops[static_cast<size_t>(p.ops[static_cast<size_t>(k)])].inputs) {
+      int q = p.producer[static_cast<size_t>(in)];
+      if (q >= s && q < b) return false;
+    }
+  return true;
+}
+
+// Cuts with every region of `cuts` that falls apart into independent parts
+// cut between them (docs/search.md, "Independent parts").
+Cuts splitParts(const ir::Graph& program, const Cuts& cuts) {
+  Positions p = positionsOf(program);
+  std::vector<int> edges = {0};
+  edges.insert(edges.end(), cuts.begin(), cuts.end());
+  edges.push_back(static_cast<int>(p.ops.size()));
+  Cuts out = cuts;
+  for (size_t k = 0; k + 1 < edges.size(); ++k)
+    for (int s = edges[k], b = s + 1; b < edges[k + 1]; ++b)
+      if (separatesWithin(program, p, s, b, edges[k + 1])) {
+        out.push_back(b);
+        s = b;
+      }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 // The "split dim" of each value, counted from the last dim (0 = last), or -1:
 // a value whose rows a matmul produced column-block by column-block (its n
 // dim), carried through element-wise operators (whose other operands are
@@ -207,6 +238,8 @@ Cuts chooseCuts(const ir::Graph& program, const RegionRule& rule) {
     cuts.push_back(bestB);
     b = e;
   }
+  // Independent parts are cut apart first, so that they are not cut within.
+  cuts = splitParts(program, cuts);
   // Stretches longer than maxOps: the cheapest eligible cuts that bring every
   // region within the bound, any boundary (dearer) when no eligible one does.
   std::vector<int> edges = {0};
@@ -244,7 +277,7 @@ Cuts chooseCuts(const ir::Graph& program, const RegionRule& rule) {
   }
   cuts.insert(cuts.end(), extra.begin(), extra.end());
   std::sort(cuts.begin(), cuts.end());
-  return cuts;
+  return splitParts(program, cuts);
 }
 
 std::vector<Region> splitRegions(const ir::Graph& program, const Cuts& cuts, std::string* error) {

@@ -4,6 +4,7 @@
 // wrong region makes the stitched program fail the same check.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <iostream>
 #include <sstream>
 
@@ -15,6 +16,13 @@
 using namespace mirage;
 
 namespace {
+
+ir::Graph parseText(const std::string& text) {
+  parse::Diagnostics diags("<test>", text);
+  std::optional<ir::Graph> g = parse::parseProgram(text, diags);
+  REQUIRE(g);
+  return *g;
+}
 
 ir::Graph load(const std::string& path) {
   std::ostringstream err;
@@ -49,6 +57,34 @@ TEST_CASE("regions: the decoder layer is cut where fusing across cannot pay", "[
   CHECK(cuts == search::Cuts{5, 13, 16, 24});
   rule.maxOps = 30;
   CHECK(search::chooseCuts(g, rule) == search::Cuts{16, 24});
+}
+
+TEST_CASE("regions: a program that falls apart into independent parts is cut between them", "[regions]") {
+  // Two outputs that share only the input X: a cut between them, and none
+  // inside either (each part's operators read each other).
+  ir::Graph two = parseText(R"(graph two {
+    X = input f16[8, 64]
+    A = softmax(X)
+    B = mul(exp(X), 2)
+    output A, B
+  })");
+  CHECK(search::chooseCuts(two, {}) == search::Cuts{5});
+  // One softmax alone does not fall apart.
+  ir::Graph one = parseText(R"(graph one {
+    X = input f16[8, 64]
+    A = softmax(X)
+    output A
+  })");
+  CHECK(search::chooseCuts(one, {}).empty());
+  // Within a region: all_operators.mg is one connected program, but its
+  // region from the rms_norm on also holds the transpose of a grouped sum
+  // (operators 19 and 20), which reads nothing of the rest: it is a region
+  // of its own (operators 21 to 26 were searched with it, and no candidate
+  // came in 5 s).
+  ir::Graph all = load(std::string(MIRAGE_PARSE_PROGRAMS_DIR) + "/all_operators.mg");
+  search::Cuts cuts = search::chooseCuts(all, {});
+  CHECK(std::find(cuts.begin(), cuts.end(), 19) != cuts.end());
+  CHECK(std::find(cuts.begin(), cuts.end(), 21) != cuts.end());
 }
 
 TEST_CASE("regions: the layers of a chain give the same region texts", "[regions]") {

@@ -50,7 +50,10 @@ using Cuts = std::vector<int>;
 // cheapest of the run), then, in any stretch still longer than maxOps, the
 // cheapest set of eligible boundaries that brings every region within it
 // (dynamic programming on Boundary::costUs; any boundary if no eligible one
-// will do).
+// will do). Before that stretch step and after it, a region that falls apart
+// into independent parts (no operator after a boundary reads a value made
+// within the region before it) is cut between them: a region search gives up
+// only fusing them side by side (docs/search.md, "Independent parts").
 Cuts chooseCuts(const ir::Graph& program, const RegionRule& rule);
 
 struct Region {
