@@ -194,7 +194,7 @@ bool searchByRegions(Run& run, double budget, const std::function<double(const i
       result.candidates.push_back(std::move(c));
       result.stats.verified = static_cast<int64_t>(result.candidates.size()) - 1;
       result.stats.secondsToFirst = result.stats.secondsToBest = since(start);
-      how = byRegions ? "proven region by region (the whole check did not decide)" : "verified whole";
+      how = byRegions ? v.message.substr(0, v.message.find("; as a whole")) : "verified whole";
     } else {
       ++result.stats.checkFailed;
       if (result.stats.firstRejection.empty()) result.stats.firstRejection = v.message;

@@ -288,6 +288,10 @@ Verifier::~Verifier() = default;
 
 const Options& Verifier::options() const { return impl_->options; }
 
+bool Verifier::referenceNestsExps() const {
+  return std::find(impl_->refNested.begin(), impl_->refNested.end(), char{1}) != impl_->refNested.end();
+}
+
 bool Verifier::precheck(const ir::Graph& candidate, const Cancel& cancel) const {
   Verdict v;
   if (!impl_->signatureOk(candidate, v)) return false;

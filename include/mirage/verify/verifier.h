@@ -102,6 +102,12 @@ class Verifier {
   // The options in effect (threads resolved).
   const Options& options() const;
 
+  // Some output of the reference depends on an exp of a value computed from
+  // another exp ("nested exps", docs/verifier.md): the fields can prove a
+  // candidate equal there only if it computes those exps as the reference
+  // does, so a restructured candidate is at best "not proven".
+  bool referenceNestsExps() const;
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
