@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "mirage/ir/check.h"
 #include "mirage/ir/equal.h"
@@ -161,19 +162,21 @@ verify::Verdict verifyStitched(const ir::Graph& program, const verify::Verifier&
   // such a program the proof by composition comes first (a chain of four
   // decoder layers: 2.6 s of whole check saved), and the whole check runs
   // only when that proof fails, for its verdict and message.
+  std::optional<verify::Verdict> composed;
   if (verifier.referenceNestsExps()) {
-    verify::Verdict byParts = proveByRegions(program, cuts, bests, stitched, regionOptions, cancel);
-    if (byParts.equivalent) {
+    composed = proveByRegions(program, cuts, bests, stitched, regionOptions, cancel);
+    if (composed->equivalent) {
       *byRegions = true;
-      byParts.message += ", first: the input nests exps";
-      return byParts;
+      composed->message += ", first: the input nests exps";
+      return *composed;
     }
   }
   verify::Verdict v = verifier.check(stitched, cancel);
   bool undecided = !v.equivalent && v.notProven && !v.undefined && !v.cancelled && !v.signatureMismatch &&
                    v.output.empty();
   if (v.equivalent || !undecided) return v;
-  verify::Verdict byParts = proveByRegions(program, cuts, bests, stitched, regionOptions, cancel);
+  if (!composed) composed = proveByRegions(program, cuts, bests, stitched, regionOptions, cancel);
+  verify::Verdict& byParts = *composed;
   if (!byParts.equivalent) {
     v.cancelled = v.cancelled || byParts.cancelled;
     v.output = byParts.output;
