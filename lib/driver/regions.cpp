@@ -56,14 +56,21 @@ std::optional<search::Result> cachedRegion(const std::string& dir, const std::st
 
 }  // namespace
 
+// A program of at most kRegionThresholdOps operators is searched whole
+// unless it falls apart into independent parts; then by its parts, merged
+// where that pays (search::RegionOptions::mergeParts).
+bool searchedByParts(const Run& run) {
+  return static_cast<int>(search::operatorOps(run.program).size()) <= kRegionThresholdOps;
+}
+
 bool usesRegions(const Run& run) {
   int ops = static_cast<int>(search::operatorOps(run.program).size());
-  if (ops <= kRegionThresholdOps) return false;
+  for (const ir::Op& op : run.program.ops)
+    if (op.kind == ir::OpKind::Kernel) return false;  // already a μGraph
+  if (searchedByParts(run)) return !search::partCuts(run.program).empty();
   // Concats and slices the layout simplification folds (RoPE) are searched
   // in its segments when each is small (search/layout_rewrite.h).
   if (search::simplifiesIntoSmallSegments(run.program, kRegionThresholdOps)) return false;
-  for (const ir::Op& op : run.program.ops)
-    if (op.kind == ir::OpKind::Kernel) return false;  // already a μGraph
   search::RegionRule rule;
   rule.maxOps = kRegionMaxOps;
   return !search::chooseCuts(run.program, rule).empty();
@@ -89,6 +96,7 @@ bool searchByRegions(Run& run, double budget, const std::function<double(const i
   if (run.arch.dramBandwidthGBs > 0) ro.rule.bandwidthGBs = run.arch.dramBandwidthGBs;
   ro.jobs = vopt.threads;
   ro.secondsPerRegion = kRegionSearchSeconds;
+  ro.mergeParts = searchedByParts(run);
   // The whole check and the numerics check come after the regions: they get
   // a fifth of what the search may use, and at least 3 s of it (half, when
   // that is less): the decoder layer's whole check takes about 2.5 s on a
@@ -101,7 +109,8 @@ bool searchByRegions(Run& run, double budget, const std::function<double(const i
   // other programs, layers or runs share their entries.
   std::string keyNote = fmt::format("{} seed {} region {}", run.archName, opt.seed,
                                     opt.timeLimitSeconds > 0 ? fmt::format("{:.3f}", opt.timeLimitSeconds) : "default");
-  search::RegionSearch hook = [&](const ir::Graph& region, double seconds, int jobs) {
+  search::RegionSearch hook = [&](const ir::Graph& region, double seconds, int jobs,
+                                  const std::vector<ir::Graph>& seeds) {
     verify::Options rv = vopt;
     rv.threads = jobs;
     std::string key = cacheKey(region, limits, keyNote);
@@ -123,6 +132,10 @@ bool searchByRegions(Run& run, double budget, const std::function<double(const i
     so.seed = opt.seed;
     so.cost = cost;
     setCostBounds(run.arch, so);
+    // A seed is proven by composition already; checked again all the same,
+    // as a cache entry is (it costs one check of a small region).
+    for (const ir::Graph& seed : seeds)
+      if (verifier.check(seed).equivalent) so.seeds.push_back(seed);
     // A region's search stops early once its best is old: three times as
     // old as it was when found, and at least kRegionQuietSeconds (the best of
     // every decoder-layer region comes within 2 s; a search that ends by
@@ -220,12 +233,16 @@ bool searchByRegions(Run& run, double budget, const std::function<double(const i
                        {"repeat_of_earlier_region", t.reused},
                        {"origin", t.origin}});
   run.regionsReport = {{"count", rr.regions.size()},
-                       {"rule", fmt::format("more than {} operators; cuts at row barriers, regions of at most {}",
-                                            kRegionThresholdOps, kRegionMaxOps)},
+                       {"rule", ro.mergeParts ? fmt::format("at most {} operators: independent parts, merged where "
+                                                            "that pays", kRegionThresholdOps)
+                                            : fmt::format("more than {} operators; cuts at row barriers, regions of "
+                                                          "at most {}", kRegionThresholdOps, kRegionMaxOps)},
                        {"cuts", rr.cuts},
                        {"initial_cuts", rr.initialCuts},
                        {"moves_tried", rr.movesTried},
                        {"moves_kept", rr.movesKept},
+                       {"merges_tried", rr.mergesTried},
+                       {"merges_kept", rr.mergesKept},
                        {"region_searches", calls},
                        {"cache_hits", hits},
                        {"search_seconds", searchSeconds},
@@ -234,9 +251,10 @@ bool searchByRegions(Run& run, double budget, const std::function<double(const i
                        {"verification_seconds", verifySeconds},
                        {"regions", regions}};
   run.note(fmt::format("regions: {} regions (cuts {}), {} launch(es) stitched, {:.2f} us predicted; {} region "
-                       "cache hit(s); {} of {} cut moves kept; searched in {:.2f}s, {} in {:.2f}s",
+                       "cache hit(s); {} of {} cut moves and {} of {} merges kept; searched in {:.2f}s, {} in {:.2f}s",
                        rr.regions.size(), fmt::join(rr.cuts, ","), rr.stitched.ops.empty() ? 0 : ir::countKernels(rr.stitched),
-                       rr.costUs, hits, rr.movesKept, rr.movesTried, searchSeconds, how, verifySeconds));
+                       rr.costUs, hits, rr.movesKept, rr.movesTried, rr.mergesKept, rr.mergesTried, searchSeconds, how,
+                       verifySeconds));
   run.result = std::move(result);
   return true;
 }

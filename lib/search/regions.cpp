@@ -43,13 +43,14 @@ class RegionSearcher {
 
   // Splits at `cuts`, searches every region text not searched yet (side by
   // side), stitches. False (error set) when the split or the stitch fails.
+  // `previous`: the partition this one merges regions of, for seeds.
   bool evaluate(const Cuts& cuts, ir::Graph* stitched, double* cost, std::vector<RegionTiming>* timings,
-                std::vector<ir::Graph>* bestsOut, std::string* error) {
+                std::vector<ir::Graph>* bestsOut, std::string* error, const Cuts* previous = nullptr) {
     std::vector<Region> regions = splitRegions(program_, cuts, error);
     if (regions.empty()) return false;
     std::vector<std::string> texts;
     for (const Region& r : regions) texts.push_back(ir::printGraph(r.program));
-    searchAll({cuts});
+    searchAll({cuts}, previous);
     std::vector<const ir::Graph*> bests;
     timings->clear();
     for (size_t k = 0; k < regions.size(); ++k) {
@@ -77,7 +78,7 @@ class RegionSearcher {
 
   // Searches, side by side, every region text of these partitions that has
   // not been searched yet.
-  void searchAll(const std::vector<Cuts>& partitions) {
+  void searchAll(const std::vector<Cuts>& partitions, const Cuts* previous = nullptr) {
     std::vector<Region> regions;
     std::vector<std::string> texts;
     for (const Cuts& c : partitions) {
@@ -90,13 +91,38 @@ class RegionSearcher {
       }
     }
     std::vector<size_t> todo;
-    for (size_t k = 0; k < regions.size(); ++k) todo.push_back(k);
-    runAll(regions, texts, todo);
+    std::vector<std::vector<ir::Graph>> seeds(regions.size());
+    for (size_t k = 0; k < regions.size(); ++k) {
+      todo.push_back(k);
+      if (previous) seeds[k] = seedsFor(regions[k], *previous);
+    }
+    runAll(regions, texts, todo, seeds);
+  }
+
+  // A region that is a union of regions of the partition `previous`, all
+  // searched already (a merge of neighbouring parts): their bests stitched
+  // into it, a program equivalent to it by composition; empty otherwise.
+  std::vector<ir::Graph> seedsFor(const Region& region, const Cuts& previous) const {
+    Cuts inner;
+    for (int c : previous)
+      if (c > region.begin && c < region.end) inner.push_back(c - region.begin);
+    if (inner.empty()) return {};
+    std::string error;
+    std::vector<Region> parts = splitRegions(region.program, inner, &error);
+    std::vector<const ir::Graph*> bests;
+    for (const Region& r : parts) {
+      auto it = memo_.find(ir::printGraph(r.program));
+      if (it == memo_.end()) return {};
+      bests.push_back(&it->second.best);
+    }
+    ir::Graph seed = stitchRegions(region.program, parts, bests, &error);
+    if (seed.ops.empty()) return {};
+    return {std::move(seed)};
   }
 
  private:
   void runAll(const std::vector<Region>& regions, const std::vector<std::string>& texts,
-              const std::vector<size_t>& todo) {
+              const std::vector<size_t>& todo, const std::vector<std::vector<ir::Graph>>& seeds) {
     if (todo.empty()) return;
     int workers = std::max(1, std::min<int>(opt_.jobs, static_cast<int>(todo.size())));
     int jobsEach = std::max(1, opt_.jobs / workers);
@@ -118,7 +144,7 @@ class RegionSearcher {
         // space (that one launch) is exhausted.
         Result r;
         if (regions[k].end - regions[k].begin > 1) {
-          r = search_(regions[k].program, seconds, jobsEach);
+          r = search_(regions[k].program, seconds, jobsEach, seeds[k]);
         } else {
           r.stats.exhausted = r.stats.complete = true;
           r.stats.endedBy = "exhausted";
@@ -165,9 +191,39 @@ RegionsResult searchRegions(const ir::Graph& program, const RegionSearch& search
   auto start = Clock::now();
   RegionsResult out;
   RegionSearcher searcher(program, search, options);
-  out.initialCuts = chooseCuts(program, options.rule);
+  out.initialCuts = options.mergeParts ? partCuts(program) : chooseCuts(program, options.rule);
   out.cuts = out.initialCuts;
   if (!searcher.evaluate(out.cuts, &out.stitched, &out.costUs, &out.regions, &out.bests, &out.error)) return out;
+  if (options.mergeParts) {
+    // Merging: region j with region j + 1 (cut j dropped); a kept merge is
+    // tried again with the region after it.
+    for (size_t j = 0; j < out.cuts.size() && searcher.secondsLeft() > 0;) {
+      Cuts c = out.cuts;
+      c.erase(c.begin() + static_cast<std::ptrdiff_t>(j));
+      ir::Graph g;
+      double cost = 0;
+      std::vector<RegionTiming> timings;
+      std::vector<ir::Graph> bests;
+      std::string error;
+      ++out.mergesTried;
+      bool ok = searcher.evaluate(c, &g, &cost, &timings, &bests, &error, &out.cuts);
+      if (ok && options.log)
+        options.log(fmt::format("regions at {} merged: {:.2f} us (best so far {:.2f} us)", out.cuts[j], cost, out.costUs));
+      if (ok && cost < out.costUs - 1e-9) {
+        ++out.mergesKept;
+        out.cuts = std::move(c);
+        out.stitched = std::move(g);
+        out.costUs = cost;
+        out.regions = std::move(timings);
+        out.bests = std::move(bests);
+      } else {
+        ++j;
+      }
+    }
+    out.stats = searcher.stats();
+    out.stats.seconds = since(start);
+    return out;
+  }
 
   // Moving cuts: the cuts whose two neighbouring regions cost most are tried
   // at nearby eligible positions; a move is kept when the stitched program

@@ -280,6 +280,8 @@ Cuts chooseCuts(const ir::Graph& program, const RegionRule& rule) {
   return splitParts(program, cuts);
 }
 
+Cuts partCuts(const ir::Graph& program) { return splitParts(program, {}); }
+
 std::vector<Region> splitRegions(const ir::Graph& program, const Cuts& cuts, std::string* error) {
   Positions p = positionsOf(program);
   int n = static_cast<int>(p.ops.size());

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <set>
@@ -113,6 +114,15 @@ class Engine {
     input.errorBound = 0;
     input.origin = "input";
     publish(input);
+    for (const ir::Graph& g : opt_.seeds) {
+      Candidate seed;
+      seed.graph = g;
+      seed.kernels = ir::countKernels(g);
+      seed.cost = cost_(g);
+      seed.errorBound = 0;
+      seed.origin = "seed";
+      publishSeed(std::move(seed));
+    }
 
     // Work items in a fixed order (the item order, which attributes
     // candidates): fewer kernels first, then fewer discrepancies.
@@ -202,6 +212,10 @@ class Engine {
     });
     std::vector<TieRank> ranks{inputRank()};
     result.candidates.push_back(std::move(inputCandidate_));
+    for (Candidate& seed : seeds_) {
+      result.candidates.push_back(std::move(seed));
+      ranks.push_back(inputRank());
+    }
     for (Found& f : found) {
       result.candidates.push_back(std::move(f.cand));
       ranks.push_back(std::move(f.rank));
@@ -744,6 +758,17 @@ class Engine {
     if (opt_.onCandidate) opt_.onCandidate(input);
   }
 
+  // A seed ranks as the input does (ties go to it); kept in seeds_, whose
+  // elements do not move.
+  void publishSeed(Candidate seed) {
+    const Candidate& c = seeds_.emplace_back(std::move(seed));
+    lowerBest(c, inputRank().key);
+    verifiedList_.push_back(&c);
+    verifiedRanks_.push_back(inputRank());
+    bestCost_ = std::min(bestCost_, c.cost);
+    if (opt_.onCandidate) opt_.onCandidate(c);
+  }
+
   void publishFound(Found f) {
     std::lock_guard lock(mu_);
     f.cand.foundAtSeconds = secondsSince(start_);
@@ -802,6 +827,7 @@ class Engine {
   Stats total_;
   double firstAt_ = -1, bestAt_ = -1, bestCost_ = -1;
   Candidate inputCandidate_;
+  std::deque<Candidate> seeds_;  // Options::seeds as candidates
   std::map<std::string, std::pair<int, int>> planSeen_;
   std::map<std::string, Found> byText_;
   std::vector<const Candidate*> verifiedList_;  // the input and every verified candidate

@@ -76,3 +76,45 @@ TEST_CASE("a program above the threshold is searched by regions, and its regions
   CHECK(j2["best"]["kernels"] == 5);
   std::printf("second %.2f s\n", second.seconds);
 }
+
+TEST_CASE("a small program that falls apart is searched by its parts, merged where a launch is saved",
+          "[driver][regions]") {
+  // Five reductions of one input. Searched whole, no plan is found in a
+  // minute: a grouped sum (size=2) fuses with no other reduction, and the
+  // whole search's candidates have custom kernels only. By parts, each is
+  // one launch; merging neighbours fuses the first three into one kernel
+  // (2 merges kept); merging the grouped sum in, seeded with the stitched
+  // pair of bests, ends at once (nothing beats the seed); the last merge
+  // saves nothing either. 3 launches instead of 5, and the search ends.
+  auto dir = test::tempDir("parts");
+  test::writeFile(dir / "r.mg", R"(graph reductions {
+  A = input f32[2, 4, 2]
+  S1 = reduce_sum(A, dim=1)
+  M2 = reduce_mean(A, dim=-1)
+  X0 = reduce_max(A, dim=0)
+  SZ = reduce_sum(A, dim=-2, size=2)
+  MX = reduce_max(A, dim=-2)
+  output S1, M2, X0, SZ, MX
+}
+)");
+  Options o;
+  o.input = (dir / "r.mg").string();
+  o.device = "none";
+  o.jobs = 2;
+  o.verbosity = -1;
+  o.noCache = true;
+  o.report = (dir / "r.json").string();
+  auto run = test::runDriver(o);
+  INFO(run.err);
+  REQUIRE(run.status == 0);
+  auto j = nlohmann::json::parse(test::readFile(dir / "r.json"));
+  REQUIRE(j.contains("regions"));
+  CHECK(j["regions"]["initial_cuts"] == nlohmann::json::array({1, 2, 3, 4}));
+  CHECK(j["regions"]["merges_tried"] == 4);
+  CHECK(j["regions"]["merges_kept"] == 2);
+  CHECK(j["regions"]["cuts"] == nlohmann::json::array({3, 4}));
+  CHECK(j["best"]["kernels"] == 3);
+  CHECK(j["search"]["complete"] == true);
+  CHECK(j["search"]["ended_by"] != "time_limit");
+  CHECK(run.seconds < 30);
+}

@@ -147,7 +147,7 @@ TEST_CASE("regions: stitched regions are verified whole, and a wrong region is r
 TEST_CASE("regions: searchRegions searches each region text once and moves cuts only when cheaper", "[regions]") {
   ir::Graph g = load(kChain2);
   std::atomic<int> searches{0};
-  search::RegionSearch fake = [&](const ir::Graph& region, double, int) {
+  search::RegionSearch fake = [&](const ir::Graph& region, double, int, const std::vector<ir::Graph>&) {
     ++searches;
     search::Result r;
     search::Candidate c;

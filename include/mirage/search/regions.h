@@ -56,6 +56,11 @@ using Cuts = std::vector<int>;
 // only fusing them side by side (docs/search.md, "Independent parts").
 Cuts chooseCuts(const ir::Graph& program, const RegionRule& rule);
 
+// The cuts between the independent parts of a program alone (empty when it
+// does not fall apart): the partition a small program is searched by when
+// RegionOptions::mergeParts is set.
+Cuts partCuts(const ir::Graph& program);
+
 struct Region {
   int begin = 0, end = 0;  // operator positions [begin, end)
   // The sub-program, in canonical form so that equal regions (the same layer
@@ -94,8 +99,11 @@ verify::Verdict verifyStitched(const ir::Graph& program, const verify::Verifier&
 
 // Searches one region's sub-program (the driver's hook: runSearch with the
 // region's own verifier, or a cache lookup). `seconds` is its time limit,
-// `jobs` its threads.
-using RegionSearch = std::function<Result(const ir::Graph& regionProgram, double seconds, int jobs)>;
+// `jobs` its threads. `seeds`: programs equivalent to the region by
+// composition (its independent parts' bests stitched), for
+// Options::seeds once the hook has verified them.
+using RegionSearch = std::function<Result(const ir::Graph& regionProgram, double seconds, int jobs,
+                                          const std::vector<ir::Graph>& seeds)>;
 
 struct RegionOptions {
   RegionRule rule;
@@ -104,6 +112,13 @@ struct RegionOptions {
   double timeLimitSeconds = 0;   // 0 = none; the deadline of the whole region search
   int cutMoves = 2;              // cuts tried at neighbouring positions (0: fixed cuts)
   int moveDistance = 2;          // how far (in operators) a cut may move
+  // Search the program by its independent parts (partCuts) instead of the
+  // cut rule, then merge neighbouring regions, one pair at a time from the
+  // left, while a merged region's best (searched with its parts' bests
+  // stitched as a seed) makes the stitched program cheaper: side-by-side
+  // fusion of parts whose joint space would be too large to search whole
+  // (docs/search.md, "Independent parts"). No cut moves then.
+  bool mergeParts = false;
   std::function<double(const ir::Graph&)> cost;  // ranks stitched programs (required)
   std::function<void(const std::string&)> log;   // progress notes (may be empty)
 };
@@ -125,6 +140,7 @@ struct RegionsResult {
   ir::Graph stitched;                  // not yet verified whole: the caller does that (verifyStitched)
   double costUs = 0;
   int movesTried = 0, movesKept = 0;
+  int mergesTried = 0, mergesKept = 0;
   Stats stats;                         // summed over every region search
   std::string error;                   // set when nothing could be stitched
 };

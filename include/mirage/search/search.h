@@ -104,6 +104,12 @@ struct Options {
   // the bounds of the last kernel's states on the way to it, not only its
   // own, so that the terms of partial bodies are checked against the cost.
   bool checkAncestorBounds = false;
+  // Programs equivalent to the input that the caller has proven (a region's
+  // independent parts, each searched alone and stitched): candidates from
+  // the start like the input, so that the bound prunes what they dominate;
+  // a plan that ties one loses, as it would lose to the input. Origin
+  // "seed". The search does not check them: the caller must.
+  std::vector<ir::Graph> seeds;
 };
 
 struct Stats {
