@@ -8,6 +8,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "mirage/ir/printer.h"
@@ -29,6 +30,24 @@ struct Searched {
 };
 
 
+// A partition searched and stitched: what a RegionsResult keeps of it.
+struct Partition {
+  Cuts cuts;
+  std::vector<RegionTiming> regions;
+  std::vector<ir::Graph> bests;
+  ir::Graph stitched;
+  double costUs = 0;
+};
+
+// Makes p the result's partition.
+void adopt(RegionsResult& out, Partition&& p) {
+  out.cuts = std::move(p.cuts);
+  out.regions = std::move(p.regions);
+  out.bests = std::move(p.bests);
+  out.stitched = std::move(p.stitched);
+  out.costUs = p.costUs;
+}
+
 class RegionSearcher {
  public:
   RegionSearcher(const ir::Graph& program, const RegionSearch& search, const RegionOptions& opt)
@@ -42,17 +61,18 @@ class RegionSearcher {
   }
 
   // Splits at `cuts`, searches every region text not searched yet (side by
-  // side), stitches. False (error set) when the split or the stitch fails.
+  // side), stitches. Empty (error set) when the split or the stitch fails.
   // `previous`: the partition this one merges regions of, for seeds.
-  bool evaluate(const Cuts& cuts, ir::Graph* stitched, double* cost, std::vector<RegionTiming>* timings,
-                std::vector<ir::Graph>* bestsOut, std::string* error, const Cuts* previous = nullptr) {
+  std::optional<Partition> evaluate(const Cuts& cuts, std::string* error, const Cuts* previous = nullptr) {
     std::vector<Region> regions = splitRegions(program_, cuts, error);
-    if (regions.empty()) return false;
+    if (regions.empty()) return std::nullopt;
+    Partition out;
+    out.cuts = cuts;
+    std::vector<RegionTiming>* timings = &out.regions;
     std::vector<std::string> texts;
     for (const Region& r : regions) texts.push_back(ir::printGraph(r.program));
     searchAll({cuts}, previous);
     std::vector<const ir::Graph*> bests;
-    timings->clear();
     for (size_t k = 0; k < regions.size(); ++k) {
       const Searched& s = memo_.at(texts[k]);
       bests.push_back(&s.best);
@@ -66,12 +86,11 @@ class RegionSearcher {
       t.origin = s.origin;
       timings->push_back(t);
     }
-    bestsOut->clear();
-    for (const ir::Graph* b : bests) bestsOut->push_back(*b);
-    *stitched = stitchRegions(program_, regions, bests, error);
-    if (stitched->ops.empty()) return false;
-    *cost = opt_.cost(*stitched);
-    return true;
+    for (const ir::Graph* b : bests) out.bests.push_back(*b);
+    out.stitched = stitchRegions(program_, regions, bests, error);
+    if (out.stitched.ops.empty()) return std::nullopt;
+    out.costUs = opt_.cost(out.stitched);
+    return out;
   }
 
   Stats stats() const { return stats_; }
@@ -192,30 +211,24 @@ RegionsResult searchRegions(const ir::Graph& program, const RegionSearch& search
   RegionsResult out;
   RegionSearcher searcher(program, search, options);
   out.initialCuts = options.mergeParts ? partCuts(program) : chooseCuts(program, options.rule);
-  out.cuts = out.initialCuts;
-  if (!searcher.evaluate(out.cuts, &out.stitched, &out.costUs, &out.regions, &out.bests, &out.error)) return out;
+  std::optional<Partition> first = searcher.evaluate(out.initialCuts, &out.error);
+  if (!first) return out;
+  adopt(out, std::move(*first));
   if (options.mergeParts) {
     // Merging: region j with region j + 1 (cut j dropped); a kept merge is
     // tried again with the region after it.
     for (size_t j = 0; j < out.cuts.size() && searcher.secondsLeft() > 0;) {
       Cuts c = out.cuts;
       c.erase(c.begin() + static_cast<std::ptrdiff_t>(j));
-      ir::Graph g;
-      double cost = 0;
-      std::vector<RegionTiming> timings;
-      std::vector<ir::Graph> bests;
       std::string error;
       ++out.mergesTried;
-      bool ok = searcher.evaluate(c, &g, &cost, &timings, &bests, &error, &out.cuts);
-      if (ok && options.log)
-        options.log(fmt::format("regions at {} merged: {:.2f} us (best so far {:.2f} us)", out.cuts[j], cost, out.costUs));
-      if (ok && cost < out.costUs - 1e-9) {
+      std::optional<Partition> p = searcher.evaluate(c, &error, &out.cuts);
+      if (p && options.log)
+        options.log(fmt::format("regions at {} merged: {:.2f} us (best so far {:.2f} us)", out.cuts[j], p->costUs,
+                                out.costUs));
+      if (p && p->costUs < out.costUs - 1e-9) {
         ++out.mergesKept;
-        out.cuts = std::move(c);
-        out.stitched = std::move(g);
-        out.costUs = cost;
-        out.regions = std::move(timings);
-        out.bests = std::move(bests);
+        adopt(out, std::move(*p));
       } else {
         ++j;
       }
@@ -254,23 +267,16 @@ RegionsResult searchRegions(const ir::Graph& program, const RegionSearch& search
     searcher.searchAll(moves);
     const int from = out.cuts[static_cast<size_t>(j)];
     for (const Cuts& c : moves) {
-      ir::Graph g;
-      double cost = 0;
-      std::vector<RegionTiming> timings;
-      std::vector<ir::Graph> bests;
       std::string error;
       ++out.movesTried;
-      if (!searcher.evaluate(c, &g, &cost, &timings, &bests, &error)) continue;
+      std::optional<Partition> p = searcher.evaluate(c, &error);
+      if (!p) continue;
       if (options.log)
         options.log(fmt::format("cut {} moved to {}: {:.2f} us (best so far {:.2f} us)", from,
-                                c[static_cast<size_t>(j)], cost, out.costUs));
-      if (cost < out.costUs - 1e-9) {
+                                c[static_cast<size_t>(j)], p->costUs, out.costUs));
+      if (p->costUs < out.costUs - 1e-9) {
         ++out.movesKept;
-        out.cuts = c;
-        out.stitched = std::move(g);
-        out.costUs = cost;
-        out.regions = std::move(timings);
-        out.bests = std::move(bests);
+        adopt(out, std::move(*p));
       }
     }
   }

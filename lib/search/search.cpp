@@ -106,23 +106,10 @@ class Engine {
 
   Result run() {
     Result result;
-    // The input itself, lowered one kernel per operator, is always a candidate.
-    Candidate input;
-    input.graph = program_;
-    input.kernels = ir::countKernels(program_);
-    input.cost = cost_(program_);
-    input.errorBound = 0;
-    input.origin = "input";
-    publish(input);
-    for (const ir::Graph& g : opt_.seeds) {
-      Candidate seed;
-      seed.graph = g;
-      seed.kernels = ir::countKernels(g);
-      seed.cost = cost_(g);
-      seed.errorBound = 0;
-      seed.origin = "seed";
-      publishSeed(std::move(seed));
-    }
+    // The input itself, lowered one kernel per operator, is always a
+    // candidate; so are the caller's seeds.
+    publish(given(program_, "input"));
+    for (const ir::Graph& g : opt_.seeds) publishSeed(given(g, "seed"));
 
     // Work items in a fixed order (the item order, which attributes
     // candidates): fewer kernels first, then fewer discrepancies.
@@ -756,6 +743,17 @@ class Engine {
     verifiedRanks_.push_back(inputRank());
     bestCost_ = input.cost;
     if (opt_.onCandidate) opt_.onCandidate(input);
+  }
+
+  // A candidate the search did not find: the input, or a seed.
+  Candidate given(const ir::Graph& g, const char* origin) const {
+    Candidate c;
+    c.graph = g;
+    c.kernels = ir::countKernels(g);
+    c.cost = cost_(g);
+    c.errorBound = 0;
+    c.origin = origin;
+    return c;
   }
 
   // A seed ranks as the input does (ties go to it); kept in seeds_, whose
