@@ -27,8 +27,10 @@ namespace mirage::search {
 // Changes whenever the search may return another result for the same
 // program and limits (the space, the tie order): part of the result
 // cache's key, so that an entry an older search wrote is a miss. 2: ties
-// go first to fewer off-program values (docs/search.md, "Ties").
-inline constexpr int kSearchRevision = 2;
+// go first to fewer off-program values (docs/search.md, "Ties"). 3: a
+// program that falls apart is searched by its parts, merged (docs/search.md,
+// "Independent parts").
+inline constexpr int kSearchRevision = 3;
 
 // Bounds of the space. They are part of the result cache's key.
 struct Limits {
