@@ -65,9 +65,11 @@ bool searchedByParts(const Run& run) {
 
 bool usesRegions(const Run& run) {
   int ops = static_cast<int>(search::operatorOps(run.program).size());
+  // A custom kernel of the input is a part of its own (the search makes
+  // nothing equal to it), so the rest of a small program can still fuse.
+  if (searchedByParts(run)) return !search::partCuts(run.program).empty();
   for (const ir::Op& op : run.program.ops)
     if (op.kind == ir::OpKind::Kernel) return false;  // already a μGraph
-  if (searchedByParts(run)) return !search::partCuts(run.program).empty();
   // Concats and slices the layout simplification folds (RoPE) are searched
   // in its segments when each is small (search/layout_rewrite.h).
   if (search::simplifiesIntoSmallSegments(run.program, kRegionThresholdOps)) return false;

@@ -285,11 +285,6 @@ Cuts partCuts(const ir::Graph& program) { return splitParts(program, {}); }
 std::vector<Region> splitRegions(const ir::Graph& program, const Cuts& cuts, std::string* error) {
   Positions p = positionsOf(program);
   int n = static_cast<int>(p.ops.size());
-  for (int idx : p.ops)
-    if (program.ops[static_cast<size_t>(idx)].kind == ir::OpKind::Kernel) {
-      *error = "the program already holds a custom kernel";
-      return {};
-    }
   std::vector<int> edges = {0};
   for (int c : cuts) {
     if (c <= edges.back() || c >= n) {
@@ -335,10 +330,25 @@ std::vector<Region> splitRegions(const ir::Graph& program, const Cuts& cuts, std
         }
         in = l;
       }
+      auto nameOf = [&](ir::ValueId v) {
+        auto o = outputIndex.find(v);
+        return o == outputIndex.end() ? std::string() : fmt::format("o{}", o->second);
+      };
+      if (op.kind == ir::OpKind::Kernel) {
+        // A custom kernel of the input is copied as it is (its body reads
+        // its arguments by position).
+        std::vector<std::string> names;
+        for (ir::ValueId v : op.results) names.push_back(nameOf(v));
+        std::vector<ir::ValueId> rs;
+        if (ir::Error e = ir::addKernel(g, c, static_cast<int>(op.results.size()), names, &rs); !e.empty()) {
+          *error = e;
+          return {};
+        }
+        for (size_t i = 0; i < rs.size(); ++i) local[static_cast<size_t>(op.results[i])] = rs[i];
+        continue;
+      }
       ir::ValueId r = ir::kNoValue;
-      auto o = outputIndex.find(op.results[0]);
-      std::string name = o == outputIndex.end() ? "" : fmt::format("o{}", o->second);
-      if (ir::Error e = ir::addOp(g, c, nullptr, &r, name); !e.empty()) {
+      if (ir::Error e = ir::addOp(g, c, nullptr, &r, nameOf(op.results[0])); !e.empty()) {
         *error = e;
         return {};
       }

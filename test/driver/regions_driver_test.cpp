@@ -118,3 +118,37 @@ TEST_CASE("a small program that falls apart is searched by its parts, merged whe
   CHECK(j["search"]["ended_by"] != "time_limit");
   CHECK(run.seconds < 30);
 }
+
+TEST_CASE("a custom kernel of a small program is a part of its own, and the rest still fuses", "[driver][regions]") {
+  // Searched whole, no plan can equal Z (a custom kernel's result is opaque
+  // to the search), so nothing would fuse and the input's 4 launches would
+  // stay; by parts, the element-wise chain is one kernel and Z is kept.
+  auto dir = test::tempDir("kernelpart");
+  test::writeFile(dir / "k.mg", R"(graph k {
+  A = input f16[4, 64]
+  t = tanh(A)
+  u = mul(t, 2)
+  v = sigmoid(u)
+  Z = kernel(A) grid=[4] {
+    x = tile(A, imap={x:0})
+    save(accum(exp(x)), Z, omap={x:0})
+  }
+  output v, Z
+}
+)");
+  Options o;
+  o.input = (dir / "k.mg").string();
+  o.device = "none";
+  o.jobs = 2;
+  o.verbosity = -1;
+  o.noCache = true;
+  o.report = (dir / "k.json").string();
+  auto run = test::runDriver(o);
+  INFO(run.err);
+  REQUIRE(run.status == 0);
+  auto j = nlohmann::json::parse(test::readFile(dir / "k.json"));
+  REQUIRE(j.contains("regions"));
+  CHECK(j["regions"]["cuts"] == nlohmann::json::array({3}));
+  CHECK(j["best"]["kernels"] == 2);
+  CHECK(j["search"]["complete"] == true);
+}

@@ -71,8 +71,9 @@ struct Region {
   std::vector<ir::ValueId> outputs;  // the whole program's value for each program.outputs
 };
 
-// Empty with *error set when the program cannot be split (it holds a custom
-// kernel, or a region's output is not a legal program output).
+// Empty with *error set when the program cannot be split (a region's output
+// is not a legal program output). A custom kernel of the program is copied
+// into its region as it is.
 std::vector<Region> splitRegions(const ir::Graph& program, const Cuts& cuts, std::string* error);
 
 // The whole program with region i's operators replaced by bests[i], a
