@@ -68,7 +68,6 @@ class RegionSearcher {
     if (regions.empty()) return std::nullopt;
     Partition out;
     out.cuts = cuts;
-    std::vector<RegionTiming>* timings = &out.regions;
     std::vector<std::string> texts;
     for (const Region& r : regions) texts.push_back(ir::printGraph(r.program));
     searchAll({cuts}, previous);
@@ -84,7 +83,7 @@ class RegionSearcher {
       t.kernels = s.kernels;
       t.costUs = s.costUs;
       t.origin = s.origin;
-      timings->push_back(t);
+      out.regions.push_back(t);
     }
     for (const ir::Graph* b : bests) out.bests.push_back(*b);
     out.stitched = stitchRegions(program_, regions, bests, error);
