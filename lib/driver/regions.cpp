@@ -54,8 +54,6 @@ std::optional<search::Result> cachedRegion(const std::string& dir, const std::st
   return r;
 }
 
-}  // namespace
-
 // A program of at most kRegionThresholdOps operators is searched whole
 // unless it falls apart into independent parts; then by its parts, merged
 // where that pays (search::RegionOptions::mergeParts).
@@ -63,8 +61,9 @@ bool searchedByParts(const Run& run) {
   return static_cast<int>(search::operatorOps(run.program).size()) <= kRegionThresholdOps;
 }
 
+}  // namespace
+
 bool usesRegions(const Run& run) {
-  int ops = static_cast<int>(search::operatorOps(run.program).size());
   // A custom kernel of the input is a part of its own (the search makes
   // nothing equal to it), so the rest of a small program can still fuse.
   if (searchedByParts(run)) return !search::partCuts(run.program).empty();
@@ -209,7 +208,7 @@ bool searchByRegions(Run& run, double budget, const std::function<double(const i
       result.candidates.push_back(std::move(c));
       result.stats.verified = static_cast<int64_t>(result.candidates.size()) - 1;
       result.stats.secondsToFirst = result.stats.secondsToBest = since(start);
-      how = byRegions ? v.message.substr(0, v.message.find("; as a whole")) : "verified whole";
+      how = byRegions ? v.message : "verified whole";
     } else {
       ++result.stats.checkFailed;
       if (result.stats.firstRejection.empty()) result.stats.firstRejection = v.message;

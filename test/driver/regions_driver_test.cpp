@@ -29,6 +29,18 @@ std::string chain() {
   return s + "  output Y\n}\n";
 }
 
+// mirage-opt on `input` without a GPU or a cache, its report at `report`.
+Options uncachedRun(const std::filesystem::path& input, const std::filesystem::path& report) {
+  Options o;
+  o.input = input.string();
+  o.device = "none";
+  o.jobs = 2;
+  o.verbosity = -1;
+  o.noCache = true;
+  o.report = report.string();
+  return o;
+}
+
 }  // namespace
 
 TEST_CASE("a program above the threshold is searched by regions, and its regions come from the cache next time",
@@ -97,14 +109,7 @@ TEST_CASE("a small program that falls apart is searched by its parts, merged whe
   output S1, M2, X0, SZ, MX
 }
 )");
-  Options o;
-  o.input = (dir / "r.mg").string();
-  o.device = "none";
-  o.jobs = 2;
-  o.verbosity = -1;
-  o.noCache = true;
-  o.report = (dir / "r.json").string();
-  auto run = test::runDriver(o);
+  auto run = test::runDriver(uncachedRun(dir / "r.mg", dir / "r.json"));
   INFO(run.err);
   REQUIRE(run.status == 0);
   auto j = nlohmann::json::parse(test::readFile(dir / "r.json"));
@@ -136,14 +141,7 @@ TEST_CASE("a custom kernel of a small program is a part of its own, and the rest
   output v, Z
 }
 )");
-  Options o;
-  o.input = (dir / "k.mg").string();
-  o.device = "none";
-  o.jobs = 2;
-  o.verbosity = -1;
-  o.noCache = true;
-  o.report = (dir / "k.json").string();
-  auto run = test::runDriver(o);
+  auto run = test::runDriver(uncachedRun(dir / "k.mg", dir / "k.json"));
   INFO(run.err);
   REQUIRE(run.status == 0);
   auto j = nlohmann::json::parse(test::readFile(dir / "k.json"));
