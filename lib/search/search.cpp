@@ -102,6 +102,7 @@ class Engine {
       launchesFloor_ = [](int n, double bytes) { return estimateLaunchesFloorUs(n, bytes); };
     }
     for (auto& b : bestAtMost_) b.store(std::numeric_limits<double>::infinity());
+    bestAny_.store(std::numeric_limits<double>::infinity());
   }
 
   Result run() {
@@ -184,9 +185,15 @@ class Engine {
     // false for a candidate against itself): which dominated candidates got
     // verified before their dominator depends on thread timing, the front
     // does not. Only the costs and launch counts of verifiedList_ are read
-    // here, which moving the Found entries above leaves intact.
+    // here, which moving the Found entries above leaves intact. Beyond the
+    // front's reach (reach(), from the best verified cost, which does not
+    // depend on timing either in a complete run) nothing is kept.
     int64_t offFront = 0;
     std::erase_if(found, [&](const Found& f) {
+      if (f.cand.cost > reach()) {
+        ++offFront;
+        return true;
+      }
       for (size_t i = 0; i < verifiedList_.size(); ++i)
         if (dominates(*verifiedList_[i], verifiedRanks_[i], f.cand.cost, f.cand.kernels, f.rank)) {
           ++offFront;
@@ -394,6 +401,8 @@ class Engine {
     ctx.launchesFloor = launchesFloor_;
     if (kernelFloor_ && launchesFloor_) {
       ctx.bestAtMost = bestAtMost_.data();
+      ctx.bestAny = &bestAny_;
+      ctx.frontSlack = opt_.frontSlack;
       ctx.bestKeyVersion = &bestKeyVersion_;
       ctx.refreshBestKeys = [this](Context& c) {
         std::lock_guard lock(mu_);
@@ -476,7 +485,8 @@ class Engine {
       // launches, or at least as much as one with fewer: no plan of this
       // item can be on the front (Context::beaten).
       if (launchesFloor_ && (launchesFloor_(it.kernels, ioBytes_) > threshold(it.kernels) ||
-                             launchesFloor_(it.kernels, ioBytes_) >= threshold(it.kernels - 1))) {
+                             launchesFloor_(it.kernels, ioBytes_) >= threshold(it.kernels - 1) ||
+                             launchesFloor_(it.kernels, ioBytes_) > reach())) {
         std::lock_guard lock(mu_);
         ++total_.itemsPrunedByBound;
         skip = true;
@@ -627,6 +637,7 @@ class Engine {
   static TieRank inputRank() { return TieRank{{-1}, ""}; }
 
   bool dominatedLocked(const Pending& p) const {
+    if (p.cost > reach()) return true;
     for (size_t i = 0; i < verifiedList_.size(); ++i)
       if (dominates(*verifiedList_[i], verifiedRanks_[i], p.cost, p.kernels, p.rank)) return true;
     return false;
@@ -713,6 +724,10 @@ class Engine {
     return true;
   }
 
+  // The front's reach (Options::frontSlack): a candidate slower than this
+  // is off the front whatever its launches.
+  double reach() const { return opt_.frontSlack * bestAny_.load(std::memory_order_relaxed); }
+
   double threshold(int kernels) const {
     return bestAtMost_[static_cast<size_t>(std::min(kernels, kMaxBoundKernels))].load(std::memory_order_relaxed);
   }
@@ -722,6 +737,7 @@ class Engine {
   // ties of plans with as many (bestKeys_). Called with mu_ held, or
   // before the workers start.
   void lowerBest(const Candidate& c, const std::vector<int64_t>& key) {
+    if (c.cost < bestAny_.load()) bestAny_.store(c.cost);
     for (int k = std::max(0, c.kernels); k <= kMaxBoundKernels; ++k) {
       const size_t i = static_cast<size_t>(k);
       const double cur = bestAtMost_[i].load();
@@ -799,6 +815,7 @@ class Engine {
   // pruned. Candidates with more launches than the cap bound nothing.
   static constexpr int kMaxBoundKernels = 16;
   std::array<std::atomic<double>, kMaxBoundKernels + 1> bestAtMost_;
+  std::atomic<double> bestAny_;  // the best verified candidate of any launch count
   double ioBytes_ = 0;  // inputs the outputs need, read once, and outputs, written once
   std::vector<Item> items_;
   // (kernels, first configuration) -> the lowest pass of it that refused

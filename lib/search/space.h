@@ -254,12 +254,17 @@ struct Context {
   // fast, or (`tieLost`: the plan's tie key is larger than the key of the
   // candidate that sets bestAtMost[planKernels], which has planKernels
   // launches; docs/search.md, "Ties") one with as many is as fast.
+  // Or every completion is off the front's reach: slower than frontSlack
+  // times the best verified candidate of any launch count (`bestAny`).
   bool beaten(double floor, bool tieLost = false) const {
     if (!bestAtMost) return false;
     const double best = bestAtMost[planKernels].load(std::memory_order_relaxed);
     return floor > best || (tieLost && floor >= best) ||
-           (planKernels > 0 && floor >= bestAtMost[planKernels - 1].load(std::memory_order_relaxed));
+           (planKernels > 0 && floor >= bestAtMost[planKernels - 1].load(std::memory_order_relaxed)) ||
+           (bestAny && floor > frontSlack * bestAny->load(std::memory_order_relaxed));
   }
+  const std::atomic<double>* bestAny = nullptr;
+  double frontSlack = std::numeric_limits<double>::infinity();
   // The tie keys of the candidates that set bestAtMost, per launch count
   // (empty where that candidate has fewer launches or none is verified),
   // copied from the engine's when its version moves (refreshBestKeys).
@@ -275,7 +280,9 @@ struct Context {
     return k.empty() ? nullptr : &k;
   }
   bool canBeBeaten() const {
-    return bestAtMost && bestAtMost[planKernels].load(std::memory_order_relaxed) < std::numeric_limits<double>::infinity();
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    return bestAtMost && (bestAtMost[planKernels].load(std::memory_order_relaxed) < inf ||
+                          (bestAny && frontSlack < inf && bestAny->load(std::memory_order_relaxed) < inf));
   }
 
   bool prune(ExprId e);                // true when e is a subexpression of no target

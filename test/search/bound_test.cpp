@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <iostream>
+#include <limits>
 
 #include "mirage/backend/arch.h"
 #include "mirage/backend/cost_model.h"
@@ -70,33 +71,34 @@ TEST_CASE("a kernel's floor at its own work is its cost", "[search][bound]") {
   CHECK(backend::launchesFloorUs(3, 0, h100()) == Approx(3 * (2.0 + 1.2)));
 }
 
+// Spaces small enough to explore whole without the bound.
+const char* const kSmallSpaces[] = {
+    "graph r { X = input f16[4, 256]\n W = input f16[256, 64]\n Y = matmul(rms_norm(X), W)\n output Y }",
+    "graph m { X = input f16[8, 64]\n W1 = input f16[64, 128]\n W2 = input f16[64, 128]\n"
+    " O = mul(silu(matmul(X, W1)), matmul(X, W2))\n output O }",
+    // Element-wise work on few blocks, as NTrans: the bound of a state
+    // counts the tiles no operator reads yet (their readers' shared
+    // traffic), so pruning may come before the body has its operators.
+    "graph n { H = input f16[2, 64]\n X = input f16[2, 64]\n a = input f16[2, 64]\n"
+    " O = add(X, mul(a, H))\n output O }",
+    // Two outputs, a function: the needed-operators prune drops states
+    // of the last kernel, and searches after a closed kernel repeat.
+    "graph s { X = input f16[8, 64]\n W = input f16[64, 32]\n H = matmul(X, W)\n"
+    " O = sqrt(H)\n P = mul(H, H)\n output O, P }",
+    // Two matmuls with large weights: a first kernel that has not tiled
+    // W2 leaves its 4 MiB to the kernels after it (futureFor).
+    "graph w { X = input f16[16, 1024]\n W1 = input f16[1024, 2048]\n W2 = input f16[2048, 1024]\n"
+    " H = matmul(X, W1)\n O = matmul(mul(silu(H), H), W2)\n output O }",
+    // Small element-wise work: every one-kernel body costs the latency
+    // floor, so ties decide, and plans whose tie key loses are pruned
+    // (docs/search.md, "Ties"); the best is the one found without it.
+    "graph t { X = input f16[8, 64]\n C = input f16[64]\n Z = relu(sub(0.25, add(X, C)))\n"
+    " Y = mul(X, C)\n output Z, Y }",
+};
+
 TEST_CASE("branch and bound returns the same best as the exhaustive search", "[search][bound]") {
-  // Spaces small enough to explore whole without the bound.
-  const char* programs[] = {
-      "graph r { X = input f16[4, 256]\n W = input f16[256, 64]\n Y = matmul(rms_norm(X), W)\n output Y }",
-      "graph m { X = input f16[8, 64]\n W1 = input f16[64, 128]\n W2 = input f16[64, 128]\n"
-      " O = mul(silu(matmul(X, W1)), matmul(X, W2))\n output O }",
-      // Element-wise work on few blocks, as NTrans: the bound of a state
-      // counts the tiles no operator reads yet (their readers' shared
-      // traffic), so pruning may come before the body has its operators.
-      "graph n { H = input f16[2, 64]\n X = input f16[2, 64]\n a = input f16[2, 64]\n"
-      " O = add(X, mul(a, H))\n output O }",
-      // Two outputs, a function: the needed-operators prune drops states
-      // of the last kernel, and searches after a closed kernel repeat.
-      "graph s { X = input f16[8, 64]\n W = input f16[64, 32]\n H = matmul(X, W)\n"
-      " O = sqrt(H)\n P = mul(H, H)\n output O, P }",
-      // Two matmuls with large weights: a first kernel that has not tiled
-      // W2 leaves its 4 MiB to the kernels after it (futureFor).
-      "graph w { X = input f16[16, 1024]\n W1 = input f16[1024, 2048]\n W2 = input f16[2048, 1024]\n"
-      " H = matmul(X, W1)\n O = matmul(mul(silu(H), H), W2)\n output O }",
-      // Small element-wise work: every one-kernel body costs the latency
-      // floor, so ties decide, and plans whose tie key loses are pruned
-      // (docs/search.md, "Ties"); the best is the one found without it.
-      "graph t { X = input f16[8, 64]\n C = input f16[64]\n Z = relu(sub(0.25, add(X, C)))\n"
-      " Y = mul(X, C)\n output Z, Y }",
-  };
   int prunedPrograms = 0;
-  for (const char* text : programs) {
+  for (const char* text : kSmallSpaces) {
     std::optional<ir::Graph> g = parse::parseString(text, "test.mg", std::cerr);
     REQUIRE(g);
     verify::Verifier verifier(*g);
@@ -147,6 +149,51 @@ TEST_CASE("branch and bound returns the same best as the exhaustive search", "[s
       CHECK(ir::printGraph(a.candidates[i].graph) == ir::printGraph(c.candidates[i].graph));
   }
   CHECK(prunedPrograms >= 4);
+}
+
+TEST_CASE("the front reaches kFrontSlack times the best, and within that it is the whole Pareto front",
+          "[search][bound]") {
+  // Without the reach (frontSlack infinite, no bound) the front holds every
+  // launch count's best, however slow: "w"'s one-kernel bodies recompute
+  // H in every block. With it, no candidate but the input is slower than
+  // kFrontSlack times the best, and the candidates within that are the
+  // same.
+  int beyondReach = 0;
+  for (const char* text : kSmallSpaces) {
+    std::optional<ir::Graph> g = parse::parseString(text, "test.mg", std::cerr);
+    REQUIRE(g);
+    verify::Verifier verifier(*g);
+    search::Options reach = modelOptions(0, true), whole = modelOptions(0, false);
+    whole.frontSlack = std::numeric_limits<double>::infinity();
+    for (search::Options* o : {&reach, &whole}) {
+      o->limits.maxKernels = 2;
+      o->limits.maxBlockOps = 6;
+      o->limits.maxDiscrepancies = 2;
+    }
+    search::Result a = search::runSearch(*g, verifier, reach);
+    search::Result b = search::runSearch(*g, verifier, whole);
+    INFO(text);
+    REQUIRE(a.stats.complete);
+    REQUIRE(b.stats.complete);
+    const double best = a.candidates[static_cast<size_t>(a.best)].cost;
+    CHECK(best == b.candidates[static_cast<size_t>(b.best)].cost);
+    // Candidate 0 is the input, kept whatever it costs (the fallback).
+    std::vector<std::string> within;
+    for (size_t i = 1; i < b.candidates.size(); ++i) {
+      if (b.candidates[i].cost <= search::kFrontSlack * best)
+        within.push_back(ir::printGraph(b.candidates[i].graph));
+      else
+        ++beyondReach;
+    }
+    std::vector<std::string> kept;
+    for (size_t i = 1; i < a.candidates.size(); ++i) {
+      CHECK(a.candidates[i].cost <= search::kFrontSlack * best);
+      kept.push_back(ir::printGraph(a.candidates[i].graph));
+    }
+    CHECK(kept == within);
+  }
+  // Some front had a candidate beyond the reach, so the reach was tested.
+  CHECK(beyondReach > 0);
 }
 
 TEST_CASE("a program whose candidates all cost the floor ends by bound at the default limits", "[search][bound]") {

@@ -29,8 +29,9 @@ namespace mirage::search {
 // cache's key, so that an entry an older search wrote is a miss. 2: ties
 // go first to fewer off-program values (docs/search.md, "Ties"). 3: a
 // program that falls apart is searched by its parts, merged (docs/search.md,
-// "Independent parts").
-inline constexpr int kSearchRevision = 3;
+// "Independent parts"). 4: the front keeps only candidates within
+// kFrontSlack of the best (docs/search.md, "The front's reach").
+inline constexpr int kSearchRevision = 4;
 
 // Bounds of the space. They are part of the result cache's key.
 struct Limits {
@@ -67,6 +68,13 @@ struct KernelFloor {
   bool tensorCores = false;
   std::vector<std::pair<ir::OpKind, double>> blockElements;
 };
+
+// A candidate predicted this many times slower than the best is not worth
+// keeping: without a GPU the cheapest predicted wins; with one the driver
+// measures the cheapest predicted few (ranking.cpp), and this is the margin
+// left for the model's error until it is calibrated on hardware
+// (docs/cost-model.md, "Calibration": a GPU run's report gives the spread).
+inline constexpr double kFrontSlack = 1.5;
 
 struct Options {
   Limits limits;
@@ -112,6 +120,12 @@ struct Options {
   // a plan that ties one loses, as it would lose to the input. Origin
   // "seed". The search does not check them: the caller must.
   std::vector<ir::Graph> seeds;
+  // The front the search keeps (docs/search.md, "The front's reach"): a
+  // candidate the model predicts more than this many times slower than the
+  // best verified one is off it, whatever its launch count, and a plan
+  // whose bound exceeds that is pruned. Infinity: the whole Pareto front
+  // of (predicted time, launches), as tests compare.
+  double frontSlack = kFrontSlack;
 };
 
 struct Stats {
