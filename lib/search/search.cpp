@@ -103,6 +103,7 @@ class Engine {
     }
     for (auto& b : bestAtMost_) b.store(std::numeric_limits<double>::infinity());
     bestAny_.store(std::numeric_limits<double>::infinity());
+    bestFound_.store(std::numeric_limits<double>::infinity());
   }
 
   Result run() {
@@ -401,7 +402,7 @@ class Engine {
     ctx.launchesFloor = launchesFloor_;
     if (kernelFloor_ && launchesFloor_) {
       ctx.bestAtMost = bestAtMost_.data();
-      ctx.bestAny = &bestAny_;
+      ctx.bestAny = &bestFound_;
       ctx.frontSlack = opt_.frontSlack;
       ctx.bestKeyVersion = &bestKeyVersion_;
       ctx.refreshBestKeys = [this](Context& c) {
@@ -794,6 +795,7 @@ class Engine {
     }
     if (opt_.onCandidate) opt_.onCandidate(f.cand);
     lowerBest(f.cand, f.rank.key);
+    if (f.cand.cost < bestFound_.load()) bestFound_.store(f.cand.cost);
     const TieRank rank = f.rank;
     auto it = byText_.emplace(rank.text, std::move(f)).first;
     verifiedList_.push_back(&it->second.cand);
@@ -816,6 +818,7 @@ class Engine {
   static constexpr int kMaxBoundKernels = 16;
   std::array<std::atomic<double>, kMaxBoundKernels + 1> bestAtMost_;
   std::atomic<double> bestAny_;  // the best verified candidate of any launch count
+  std::atomic<double> bestFound_;  // ... of those the search found (not the input or a seed)
   double ioBytes_ = 0;  // inputs the outputs need, read once, and outputs, written once
   std::vector<Item> items_;
   // (kernels, first configuration) -> the lowest pass of it that refused

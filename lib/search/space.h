@@ -255,7 +255,9 @@ struct Context {
   // candidate that sets bestAtMost[planKernels], which has planKernels
   // launches; docs/search.md, "Ties") one with as many is as fast.
   // Or every completion is off the front's reach: slower than frontSlack
-  // times the best verified candidate of any launch count (`bestAny`).
+  // times the best verified candidate the search found, of any launch
+  // count (`bestAny`; the input's own reach prunes no plan: it would make
+  // every state pay for its bound from the start, to prune next to nothing).
   bool beaten(double floor, bool tieLost = false) const {
     if (!bestAtMost) return false;
     const double best = bestAtMost[planKernels].load(std::memory_order_relaxed);
