@@ -96,18 +96,23 @@ const char* const kSmallSpaces[] = {
     " Y = mul(X, C)\n output Z, Y }",
 };
 
+// The limits that keep kSmallSpaces small enough to exhaust; `bounded`:
+// with the model's lower bounds.
+static search::Options smallSpaceOptions(bool bounded) {
+  search::Options o = modelOptions(0, bounded);
+  o.limits.maxKernels = 2;
+  o.limits.maxBlockOps = 6;
+  o.limits.maxDiscrepancies = 2;
+  return o;
+}
+
 TEST_CASE("branch and bound returns the same best as the exhaustive search", "[search][bound]") {
   int prunedPrograms = 0;
   for (const char* text : kSmallSpaces) {
     std::optional<ir::Graph> g = parse::parseString(text, "test.mg", std::cerr);
     REQUIRE(g);
     verify::Verifier verifier(*g);
-    search::Options with = modelOptions(0, true), without = modelOptions(0, false);
-    for (search::Options* o : {&with, &without}) {
-      o->limits.maxKernels = 2;
-      o->limits.maxBlockOps = 6;
-      o->limits.maxDiscrepancies = 2;
-    }
+    search::Options with = smallSpaceOptions(true), without = smallSpaceOptions(false);
     search::Result a = search::runSearch(*g, verifier, with);
     search::Result b = search::runSearch(*g, verifier, without);
     INFO(text);
@@ -163,13 +168,8 @@ TEST_CASE("the front reaches kFrontSlack times the best, and within that it is t
     std::optional<ir::Graph> g = parse::parseString(text, "test.mg", std::cerr);
     REQUIRE(g);
     verify::Verifier verifier(*g);
-    search::Options reach = modelOptions(0, true), whole = modelOptions(0, false);
+    search::Options reach = smallSpaceOptions(true), whole = smallSpaceOptions(false);
     whole.frontSlack = std::numeric_limits<double>::infinity();
-    for (search::Options* o : {&reach, &whole}) {
-      o->limits.maxKernels = 2;
-      o->limits.maxBlockOps = 6;
-      o->limits.maxDiscrepancies = 2;
-    }
     search::Result a = search::runSearch(*g, verifier, reach);
     search::Result b = search::runSearch(*g, verifier, whole);
     INFO(text);
