@@ -74,7 +74,7 @@ struct KernelFloor {
 // measures the cheapest predicted few (ranking.cpp), and this is the margin
 // left for the model's error until it is calibrated on hardware
 // (docs/cost-model.md, "Calibration": a GPU run's report gives the spread).
-inline constexpr double kFrontSlack = 1.5;
+inline constexpr double kFrontSlack = 2.0;
 
 struct Options {
   Limits limits;
