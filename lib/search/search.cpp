@@ -402,7 +402,7 @@ class Engine {
     ctx.launchesFloor = launchesFloor_;
     if (kernelFloor_ && launchesFloor_) {
       ctx.bestAtMost = bestAtMost_.data();
-      ctx.bestAny = &bestFound_;
+      ctx.bestFound = &bestFound_;
       ctx.frontSlack = opt_.frontSlack;
       ctx.bestKeyVersion = &bestKeyVersion_;
       ctx.refreshBestKeys = [this](Context& c) {
@@ -485,9 +485,9 @@ class Engine {
       // k launches that cost more than a verified candidate with at most k
       // launches, or at least as much as one with fewer: no plan of this
       // item can be on the front (Context::beaten).
-      if (launchesFloor_ && (launchesFloor_(it.kernels, ioBytes_) > threshold(it.kernels) ||
-                             launchesFloor_(it.kernels, ioBytes_) >= threshold(it.kernels - 1) ||
-                             launchesFloor_(it.kernels, ioBytes_) > reach())) {
+      const double itemFloor = launchesFloor_ ? launchesFloor_(it.kernels, ioBytes_) : 0;
+      if (launchesFloor_ && (itemFloor > threshold(it.kernels) || itemFloor >= threshold(it.kernels - 1) ||
+                             itemFloor > reach())) {
         std::lock_guard lock(mu_);
         ++total_.itemsPrunedByBound;
         skip = true;

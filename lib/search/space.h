@@ -256,16 +256,16 @@ struct Context {
   // launches; docs/search.md, "Ties") one with as many is as fast.
   // Or every completion is off the front's reach: slower than frontSlack
   // times the best verified candidate the search found, of any launch
-  // count (`bestAny`; the input's own reach prunes no plan: it would make
+  // count (`bestFound`; the input's own reach prunes no plan: it would make
   // every state pay for its bound from the start, to prune next to nothing).
   bool beaten(double floor, bool tieLost = false) const {
     if (!bestAtMost) return false;
     const double best = bestAtMost[planKernels].load(std::memory_order_relaxed);
     return floor > best || (tieLost && floor >= best) ||
            (planKernels > 0 && floor >= bestAtMost[planKernels - 1].load(std::memory_order_relaxed)) ||
-           (bestAny && floor > frontSlack * bestAny->load(std::memory_order_relaxed));
+           (bestFound && floor > frontSlack * bestFound->load(std::memory_order_relaxed));
   }
-  const std::atomic<double>* bestAny = nullptr;
+  const std::atomic<double>* bestFound = nullptr;
   double frontSlack = std::numeric_limits<double>::infinity();
   // The tie keys of the candidates that set bestAtMost, per launch count
   // (empty where that candidate has fewer launches or none is verified),
@@ -284,7 +284,7 @@ struct Context {
   bool canBeBeaten() const {
     constexpr double inf = std::numeric_limits<double>::infinity();
     return bestAtMost && (bestAtMost[planKernels].load(std::memory_order_relaxed) < inf ||
-                          (bestAny && frontSlack < inf && bestAny->load(std::memory_order_relaxed) < inf));
+                          (bestFound && frontSlack < inf && bestFound->load(std::memory_order_relaxed) < inf));
   }
 
   bool prune(ExprId e);                // true when e is a subexpression of no target
