@@ -672,8 +672,10 @@ class BodySearch {
       size_t ra = a.shape.size(), rb = b.shape.size();
       if (ra < 2 || rb < 2) return false;
       Label k = a.labels[ra - 1];
-      if (k == kUnit || k != b.labels[rb - 2] || a.shape[ra - 1] != b.shape[rb - 2]) return false;
-      if (!partialOf(k) && !ctx_.labels->reduced[static_cast<size_t>(k)]) return false;
+      if (k != b.labels[rb - 2] || a.shape[ra - 1] != b.shape[rb - 2]) return false;
+      if (k == kUnit ? !ctx_.labels->contractsUnit
+                     : !partialOf(k) && !ctx_.labels->reduced[static_cast<size_t>(k)])
+        return false;
       BVal batchA, batchB;
       batchA.shape.assign(a.shape.begin(), a.shape.end() - 2);
       batchA.labels.assign(a.labels.begin(), a.labels.end() - 2);

@@ -116,6 +116,7 @@ ProgramLabels analyzeLabels(const ir::Graph& g) {
     } else if (op.kind == ir::OpKind::Matmul) {
       const Labels& a = out.ofValue[static_cast<size_t>(op.inputs[0])];
       out.reduced[static_cast<size_t>(a.back())] = 1;
+      out.contractsUnit = out.contractsUnit || a.back() == kUnit;
     }
   }
   out.reduced[0] = 0;

@@ -38,6 +38,10 @@ struct ProgramLabels {
   std::vector<int64_t> extent;    // per class label (index 0 = unit, extent 1)
   std::vector<char> inOutput;     // class appears in an output's labels
   std::vector<char> reduced;      // the program sums (or maximizes) over this class somewhere
+  // The program has a matmul whose contracted dim has extent 1 (an outer
+  // product): a body may contract the unit label too, or no plan could
+  // make that matmul's value (the program's kinds have no broadcast mul).
+  bool contractsUnit = false;
   int numClasses = 0;             // labels 1..numClasses are classes
 };
 ProgramLabels analyzeLabels(const ir::Graph& program);

@@ -218,6 +218,25 @@ TEST_CASE("the exp of a sum fuses into one kernel", "[search]") {
   CHECK(fewestKernels(run(*g, 20, 1)) == 1);
 }
 
+TEST_CASE("a matmul over a unit dim (an outer product) fuses, and the search ends", "[search]") {
+  // The contracted dims are reduced ones, the unit label. A body used to
+  // refuse to contract the unit label, and the program's kinds have no
+  // broadcast mul to make the same value, so no plan existed and the
+  // search ran to its limit (test/equiv/048_trap_rank1_in_softmax.b.mg).
+  std::optional<ir::Graph> g = parse::parseString(
+      "graph r { Q = input f16[16, 8]\n K = input f16[8, 16]\n V = input f16[16, 8]\n"
+      " S = matmul(reduce_sum(Q, dim=1), reduce_sum(K, dim=0))\n O = matmul(softmax(S, dim=-1), V)\n output O }",
+      "test.mg", std::cerr);
+  REQUIRE(g);
+  verify::Verifier verifier(*g);
+  search::Options o;
+  o.jobs = 2;
+  o.timeLimitSeconds = 60;
+  search::Result r = search::runSearch(*g, verifier, o);
+  CHECK(r.stats.complete);
+  CHECK(fewestKernels(r) == 1);
+}
+
 TEST_CASE("an output of a custom kernel of the input leaves nothing to search: exhausted at once", "[search]") {
   // The search gives a custom kernel of the input an opaque expression that
   // no body operator makes, so no plan can equal Z (or anything computed

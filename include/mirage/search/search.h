@@ -30,8 +30,9 @@ namespace mirage::search {
 // go first to fewer off-program values (docs/search.md, "Ties"). 3: a
 // program that falls apart is searched by its parts, merged (docs/search.md,
 // "Independent parts"). 4: the front keeps only candidates within
-// kFrontSlack of the best (docs/search.md, "The front's reach").
-inline constexpr int kSearchRevision = 4;
+// kFrontSlack of the best (docs/search.md, "The front's reach"). 5: a body
+// may contract the unit label where the program does (an outer product).
+inline constexpr int kSearchRevision = 5;
 
 // Bounds of the space. They are part of the result cache's key.
 struct Limits {
