@@ -93,3 +93,29 @@ TEST_CASE("the rescale identity and rescaled accumulators", "[expr]") {
   CHECK_FALSE(ex.isSubexpr(ex.max(s, 64), target));
   CHECK(ex.isSubexpr(rescaled, target));
 }
+
+TEST_CASE("interning: one id per normal form, whatever the path; splitConstant is memoized", "[expr]") {
+  // Interning compares normal forms by a hash of their numbers and then
+  // structurally: expressions that differ in one coefficient, exponent,
+  // summation degree or atom get different ids, equal ones the same.
+  ExprTable ex;
+  auto x = ex.input(0), y = ex.input(1);
+  auto half = ex.scale(x, Rational(1, 2)), third = ex.scale(x, Rational(1, 3));
+  CHECK(half != third);
+  CHECK(ex.scale(ex.scale(x, Rational(2, 3)), Rational(3, 4)) == half);
+  CHECK(ex.sum(x, 8) != ex.sum(x, 16));
+  CHECK(ex.mul(x, x) != ex.mul(x, y));
+  CHECK(ex.div(x, y) != ex.mul(x, y));
+  CHECK(ex.add(ex.sum(x, 4), ex.sum(x, 4)) == ex.scale(ex.sum(x, 4), Rational(2)));
+  auto xyPlusX = ex.add(ex.mul(x, y), x);
+  const size_t before = ex.size();
+  CHECK(ex.add(x, ex.mul(y, x)) == xyPlusX);
+  CHECK(ex.size() == before);  // nothing new: the same form found again
+  // x·y + x + 3 splits into x·y + x and 3, the same answer every time.
+  auto e = ex.add(ex.add(ex.mul(x, y), x), ex.constant(Rational(3)));
+  auto [rest, c] = ex.splitConstant(e);
+  CHECK(c == Rational(3));
+  CHECK(rest == xyPlusX);
+  CHECK(ex.splitConstant(e) == std::make_pair(rest, c));
+  CHECK(ex.splitConstant(rest) == std::make_pair(rest, Rational(0)));
+}

@@ -69,10 +69,12 @@ struct Monomial {
   Rational coeff{1};
   int64_t degree = 1;            // product of the extents summed into this term
   std::vector<Factor> factors;  // sorted by atom id, no zero exponents
+  friend bool operator==(const Monomial&, const Monomial&) = default;
 };
 
 struct Poly {
   std::vector<Monomial> terms;  // sorted by (degree, factors); no zero coefficients
+  friend bool operator==(const Poly&, const Poly&) = default;
 };
 
 // Not thread-safe: each search thread owns one table.
@@ -127,7 +129,12 @@ class ExprTable {
   std::string monomialStr(const Monomial& m) const;
 
   std::vector<Poly> polys_;
-  std::unordered_map<std::string, ExprId> polyIndex_;
+  // Interned polynomials by a hash of their numbers; equal hashes are told
+  // apart by comparing the polynomials (normal forms are equal exactly
+  // when they are the same expression).
+  std::unordered_multimap<uint64_t, ExprId> polyIndex_;
+  // splitConstant's answers, per expression (-1: not asked yet).
+  std::vector<std::pair<ExprId, Rational>> splitMemo_;
   std::vector<Atom> atoms_;
   std::map<Atom, AtomId> atomIndex_;
   std::unordered_map<uint64_t, bool> subexprMemo_;
@@ -146,13 +153,35 @@ class ExprTable {
       return static_cast<size_t>(h);
     }
   };
-  std::unordered_map<OpKey, ExprId, OpKeyHash> opMemo_;
+  // Open addressing in one flat array: a question costs one probe, where
+  // a node-based map cost a cache miss more (an eighth of the search's
+  // time went to that map). An empty slot has value -1.
+  struct MemoSlot {
+    OpKey key{};
+    ExprId value = -1;
+  };
+  std::vector<MemoSlot> memoSlots_ = std::vector<MemoSlot>(1024);
+  size_t memoUsed_ = 0;
+  size_t findMemo(const OpKey& k) const {
+    const size_t mask = memoSlots_.size() - 1;
+    uint64_t h = OpKeyHash{}(k);
+    h = (h ^ (h >> 31)) * 0xbf58476d1ce4e5b9ull;  // spread into the low bits the mask keeps
+    size_t i = static_cast<size_t>(h ^ (h >> 29)) & mask;
+    while (memoSlots_[i].value >= 0 && !(memoSlots_[i].key == k)) i = (i + 1) & mask;
+    return i;
+  }
   template <typename F>
   ExprId memo(int64_t op, int64_t a, int64_t b, int64_t param, F compute) {
     OpKey k{op, a, b, param};
-    if (auto it = opMemo_.find(k); it != opMemo_.end()) return it->second;
-    ExprId r = compute();
-    opMemo_.emplace(k, r);
+    if (const MemoSlot& s = memoSlots_[findMemo(k)]; s.value >= 0) return s.value;
+    ExprId r = compute();  // may ask (and grow the table) itself: find the slot again
+    memoSlots_[findMemo(k)] = {k, r};
+    if (2 * ++memoUsed_ > memoSlots_.size()) {
+      std::vector<MemoSlot> old(memoSlots_.size() * 2);
+      old.swap(memoSlots_);
+      for (const MemoSlot& e : old)
+        if (e.value >= 0) memoSlots_[findMemo(e.key)] = e;
+    }
     return r;
   }
   ExprId zero_ = -1;
