@@ -771,46 +771,66 @@ class BodySearch {
   // An open-addressing table (key -> index into outcomes_): most moves are
   // answered here and then pruned, so a lookup must cost one cache miss, not
   // a walk through a node-based map, and must not copy the value.
-  std::vector<std::pair<uint64_t, uint32_t>> outcomeSlots_ = std::vector<std::pair<uint64_t, uint32_t>>(1024);
+  // Each slot also says whether the outcome is legal and whether its
+  // value's expression is pruned (Context::prune depends on the expression
+  // alone), so that most moves, which are refused, cost the one probe and
+  // not a second cache miss into outcomes_.
+  struct OutcomeSlot {
+    uint64_t key = 0;  // 0 marks an empty slot
+    uint32_t index = 0;
+    bool legal = false;
+    bool pruned = false;
+  };
+  std::vector<OutcomeSlot> outcomeSlots_ = std::vector<OutcomeSlot>(1024);
   std::vector<Outcome> outcomes_;
 
   size_t findSlot(uint64_t k) const {
     size_t mask = outcomeSlots_.size() - 1;
     size_t i = static_cast<size_t>(k) & mask;
-    while (outcomeSlots_[i].first != 0 && outcomeSlots_[i].first != k) i = (i + 1) & mask;
+    while (outcomeSlots_[i].key != 0 && outcomeSlots_[i].key != k) i = (i + 1) & mask;
     return i;
   }
 
   void growOutcomeSlots() {
-    std::vector<std::pair<uint64_t, uint32_t>> old(outcomeSlots_.size() * 2);
+    std::vector<OutcomeSlot> old(outcomeSlots_.size() * 2);
     old.swap(outcomeSlots_);
-    for (const auto& e : old)
-      if (e.first != 0) outcomeSlots_[findSlot(e.first)] = e;
+    for (const OutcomeSlot& e : old)
+      if (e.key != 0) outcomeSlots_[findSlot(e.key)] = e;
   }
 
   // The value of `op` (not a tile), or null when the operator is illegal
-  // here. The pointer is valid until the next call.
-  const BVal* makeCached(const BodyOp& op) {
+  // here, or, where `pruned` is given, when its expression is pruned (then
+  // *pruned is set). The pointer is valid until the next call.
+  uint64_t outcomeKey(const BodyOp& op) const {
     uint64_t k = mix(static_cast<uint64_t>(op.kind) * 1000003 + static_cast<uint64_t>(op.dim) * 7 +
                      static_cast<uint64_t>(op.reduceToInner + 1) * 131 + static_cast<uint64_t>(op.hasScalar) +
                      static_cast<uint64_t>(op.scalarFirst) * 2);
     k = mix(k ^ vals_[static_cast<size_t>(op.in0)].sig);
     if (op.in1 >= 0) k = mix(k ^ (vals_[static_cast<size_t>(op.in1)].sig * 3));
     if (op.hasScalar) k = mix(k ^ static_cast<uint64_t>(op.scalar.num) ^ (static_cast<uint64_t>(op.scalar.den) << 32));
-    if (k == 0) k = 1;  // 0 marks an empty slot
+    return k == 0 ? 1 : k;
+  }
+
+  const BVal* makeCached(const BodyOp& op, bool* pruned = nullptr) {
+    const uint64_t k = outcomeKey(op);
     size_t slot = findSlot(k);
-    if (outcomeSlots_[slot].first == 0) {
+    if (outcomeSlots_[slot].key == 0) {
       Outcome o;
       o.legal = makeValue(op, o.v);
       if (o.legal) o.v.sig = signature(o.v);
+      const bool prunedExpr = o.legal && ctx_.prune(o.v.expr);
       outcomes_.push_back(std::move(o));
-      outcomeSlots_[slot] = {k, static_cast<uint32_t>(outcomes_.size() - 1)};
+      outcomeSlots_[slot] = {k, static_cast<uint32_t>(outcomes_.size() - 1), outcomes_.back().legal, prunedExpr};
       if (2 * outcomes_.size() > outcomeSlots_.size()) growOutcomeSlots();
-      const Outcome& back = outcomes_.back();
-      return back.legal ? &back.v : nullptr;
+      slot = findSlot(k);
     }
-    const Outcome& o = outcomes_[outcomeSlots_[slot].second];
-    return o.legal ? &o.v : nullptr;
+    const OutcomeSlot& e = outcomeSlots_[slot];
+    if (!e.legal) return nullptr;
+    if (pruned && e.pruned) {
+      *pruned = true;
+      return nullptr;
+    }
+    return &outcomes_[e.index].v;
   }
 
   // Guard bookkeeping of a new value from its operands in this state (not
@@ -1021,10 +1041,13 @@ class BodySearch {
     if (op.kind == ir::OpKind::Tile) {
       if (!makeTile(op.arg, op, tile)) return;
       tile.sig = signature(tile);
-    } else if (!(found = makeCached(op))) {
-      return;
+    } else {
+      bool pruned = false;
+      found = makeCached(op, second ? nullptr : &pruned);
+      if (pruned) ++ctx_.stats.pruned;
+      if (!found) return;
     }
-    if (!second && ctx_.prune(found->expr)) {
+    if (!second && op.kind == ir::OpKind::Tile && ctx_.prune(found->expr)) {
       ++ctx_.stats.pruned;
       return;
     }
