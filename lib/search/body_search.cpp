@@ -798,9 +798,8 @@ class BodySearch {
       if (e.key != 0) outcomeSlots_[findSlot(e.key)] = e;
   }
 
-  // The value of `op` (not a tile), or null when the operator is illegal
-  // here, or, where `pruned` is given, when its expression is pruned (then
-  // *pruned is set). The pointer is valid until the next call.
+  // The key of `op`'s outcome: its kind and attributes and its operands'
+  // signatures (never 0, which marks an empty slot).
   uint64_t outcomeKey(const BodyOp& op) const {
     uint64_t k = mix(static_cast<uint64_t>(op.kind) * 1000003 + static_cast<uint64_t>(op.dim) * 7 +
                      static_cast<uint64_t>(op.reduceToInner + 1) * 131 + static_cast<uint64_t>(op.hasScalar) +
@@ -811,6 +810,9 @@ class BodySearch {
     return k == 0 ? 1 : k;
   }
 
+  // The value of `op` (not a tile), or null when the operator is illegal
+  // here, or, where `pruned` is given, when its expression is pruned (then
+  // *pruned is set). The pointer is valid until the next call.
   const BVal* makeCached(const BodyOp& op, bool* pruned = nullptr) {
     const uint64_t k = outcomeKey(op);
     size_t slot = findSlot(k);
@@ -821,8 +823,10 @@ class BodySearch {
       const bool prunedExpr = o.legal && ctx_.prune(o.v.expr);
       outcomes_.push_back(std::move(o));
       outcomeSlots_[slot] = {k, static_cast<uint32_t>(outcomes_.size() - 1), outcomes_.back().legal, prunedExpr};
-      if (2 * outcomes_.size() > outcomeSlots_.size()) growOutcomeSlots();
-      slot = findSlot(k);
+      if (2 * outcomes_.size() > outcomeSlots_.size()) {
+        growOutcomeSlots();
+        slot = findSlot(k);  // the slots moved
+      }
     }
     const OutcomeSlot& e = outcomeSlots_[slot];
     if (!e.legal) return nullptr;

@@ -17,16 +17,29 @@ namespace {
 
 // Searches until a candidate with at most `kernels` launches is verified
 // (or the time is up).
-search::Result run(const ir::Graph& g, double seconds, int kernels) {
+// The search with the given options, until a candidate with at most
+// `kernels` launches is verified (or the time is up).
+search::Result runWith(const ir::Graph& g, search::Options o, double seconds, int kernels) {
   verify::Verifier verifier(g);
   std::atomic<bool> enough{false};
-  search::Options o;
   o.timeLimitSeconds = seconds;
   o.jobs = 2;
   o.cancel = &enough;
   o.onCandidate = [&](const search::Candidate& c) {
     if (c.kernels <= kernels) enough = true;
   };
+  return search::runSearch(g, verifier, o);
+}
+
+search::Result run(const ir::Graph& g, double seconds, int kernels) { return runWith(g, {}, seconds, kernels); }
+
+// The search with default options, not cancelled: it ends when complete
+// (or the time is up), so its stats say how it ended.
+search::Result runToEnd(const ir::Graph& g, double seconds) {
+  verify::Verifier verifier(g);
+  search::Options o;
+  o.jobs = 2;
+  o.timeLimitSeconds = seconds;
   return search::runSearch(g, verifier, o);
 }
 
@@ -99,20 +112,6 @@ namespace {
 const char* kAttention =
     "graph a { Q = input f16[2, 8, 16]\n K = input f16[2, 16, 64]\n V = input f16[2, 64, 16]\n"
     " O = matmul(softmax(mul(matmul(Q, K), 0.25)), V)\n output O }";
-
-// The search with the given options, until a candidate with at most
-// `kernels` launches is verified (or the time is up).
-search::Result runWith(const ir::Graph& g, search::Options o, double seconds, int kernels) {
-  verify::Verifier verifier(g);
-  std::atomic<bool> enough{false};
-  o.timeLimitSeconds = seconds;
-  o.jobs = 2;
-  o.cancel = &enough;
-  o.onCandidate = [&](const search::Candidate& c) {
-    if (c.kernels <= kernels) enough = true;
-  };
-  return search::runSearch(g, verifier, o);
-}
 
 int fewestGuarded(const search::Result& r, bool guarded) {
   int best = 1 << 30;
@@ -228,11 +227,7 @@ TEST_CASE("a matmul over a unit dim (an outer product) fuses, and the search end
       " S = matmul(reduce_sum(Q, dim=1), reduce_sum(K, dim=0))\n O = matmul(softmax(S, dim=-1), V)\n output O }",
       "test.mg", std::cerr);
   REQUIRE(g);
-  verify::Verifier verifier(*g);
-  search::Options o;
-  o.jobs = 2;
-  o.timeLimitSeconds = 60;
-  search::Result r = search::runSearch(*g, verifier, o);
+  search::Result r = runToEnd(*g, 60);
   CHECK(r.stats.complete);
   CHECK(fewestKernels(r) == 1);
 }
@@ -248,11 +243,7 @@ TEST_CASE("an output of a custom kernel of the input leaves nothing to search: e
       " Y = mul(Z, 2)\n output Y }",
       "test.mg", std::cerr);
   REQUIRE(g);
-  verify::Verifier verifier(*g);
-  search::Options o;
-  o.jobs = 2;
-  o.timeLimitSeconds = 30;
-  search::Result r = search::runSearch(*g, verifier, o);
+  search::Result r = runToEnd(*g, 30);
   CHECK(r.stats.complete);
   CHECK(r.stats.endedBy == "exhausted");
   CHECK(r.stats.states == 0);
