@@ -322,6 +322,7 @@ struct Context {
   std::vector<uint64_t> neededAtomsMemo;  // per ExprId; bit 63 set: computed
   std::vector<uint64_t> classMemo;        // per ExprId; bit 63 set: computed
   std::unordered_set<ExprId> preferredSet;  // the program's values' expressions, scale-free
+  std::vector<int8_t> preferredMemo;        // per ExprId: -1 unknown, else preferred()
   ExprId scaleFree(ExprId e);          // e divided by its first coefficient
   bool preferred(ExprId e);            // e is one of the program's own terms up to a constant
 };
