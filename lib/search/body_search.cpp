@@ -212,7 +212,23 @@ class BodySearch {
   uint64_t tensorAtoms_ = 0, tensorClasses_ = 0;
   std::vector<std::pair<uint64_t, uint64_t>> present_;
   // state -> the (operators, discrepancies) left it was explored with
-  std::unordered_map<uint64_t, std::pair<int, int>> seen_;
+  // (open addressing: one entry per state visited, millions of them, so no
+  // node per entry)
+  struct SeenEntry {
+    uint64_t state = 0;
+    int32_t opsLeft = kEmptySeen;
+    int32_t discLeft = 0;
+  };
+  static constexpr int32_t kEmptySeen = INT32_MIN;
+  std::vector<SeenEntry> seen_ = std::vector<SeenEntry>(1024);
+  size_t seenCount_ = 0;
+
+  SeenEntry& seenSlot(uint64_t state) {
+    const size_t mask = seen_.size() - 1;
+    size_t i = static_cast<size_t>(mix(state)) & mask;
+    while (seen_[i].opsLeft != kEmptySeen && seen_[i].state != state) i = (i + 1) & mask;
+    return seen_[i];
+  }
 
   // ---- branch and bound (docs/search.md, "Bounds") ----
 
@@ -523,15 +539,26 @@ class BodySearch {
       dfs(opsLeft);
       return;
     }
-    auto [it, inserted] = seen_.emplace(stateHash_, std::make_pair(opsLeft, discLeft_));
-    if (!inserted) {
-      if (it->second.first >= opsLeft && it->second.second >= discLeft_) {
+    SeenEntry& e = seenSlot(stateHash_);
+    if (e.opsLeft == kEmptySeen) {
+      e = {stateHash_, opsLeft, discLeft_};
+      if (2 * ++seenCount_ > seen_.size()) growSeen();
+    } else {
+      if (e.opsLeft >= opsLeft && e.discLeft >= discLeft_) {
         ++ctx_.stats.duplicates;
         return;
       }
-      it->second = {std::max(it->second.first, opsLeft), std::max(it->second.second, discLeft_)};
+      e.opsLeft = std::max(e.opsLeft, opsLeft);
+      e.discLeft = std::max(e.discLeft, discLeft_);
     }
     dfs(opsLeft);
+  }
+
+  void growSeen() {
+    std::vector<SeenEntry> old(seen_.size() * 2);
+    old.swap(seen_);
+    for (const SeenEntry& e : old)
+      if (e.opsLeft != kEmptySeen) seenSlot(e.state) = e;
   }
 
   bool loopIsPartial() const { return cfg_.loop != kUnit && partialOf(cfg_.loop) != 0; }
