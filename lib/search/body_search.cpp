@@ -10,18 +10,13 @@
 #include <unordered_map>
 
 #include "mirage/search/guard.h"
+#include "mix.h"
+#include "seen_states.h"
 #include "space.h"
 #include "tie_key.h"
 
 namespace mirage::search {
 namespace {
-
-uint64_t mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
 
 struct Config {
   std::vector<GridAxis> grid;
@@ -37,6 +32,7 @@ struct BVal {
   bool hidden = false;  // the scaled half of a two-step fix; not an operand
   bool variant = false; // changes between for-loop steps (reads a tile with fmap)
   ExprId expr = -1;
+  ExprId scaleFree = -1;  // expr divided by its first coefficient (set by push)
   int uses = 0;
   uint64_t sig = 0;
   // Guard mode: the scan (running maximum) the exps this in-loop value
@@ -214,21 +210,7 @@ class BodySearch {
   // state -> the (operators, discrepancies) left it was explored with
   // (open addressing: one entry per state visited, millions of them, so no
   // node per entry)
-  struct SeenEntry {
-    uint64_t state = 0;
-    int32_t opsLeft = kEmptySeen;
-    int32_t discLeft = 0;
-  };
-  static constexpr int32_t kEmptySeen = INT32_MIN;
-  std::vector<SeenEntry> seen_ = std::vector<SeenEntry>(1024);
-  size_t seenCount_ = 0;
-
-  SeenEntry& seenSlot(uint64_t state) {
-    const size_t mask = seen_.size() - 1;
-    size_t i = static_cast<size_t>(mix(state)) & mask;
-    while (seen_[i].opsLeft != kEmptySeen && seen_[i].state != state) i = (i + 1) & mask;
-    return seen_[i];
-  }
+  SeenStates seen_;
 
   // ---- branch and bound (docs/search.md, "Bounds") ----
 
@@ -535,30 +517,15 @@ class BodySearch {
   // Explores the state just pushed unless it was explored with at least as
   // much budget.
   void descend(int opsLeft) {
-    if (ctx_.bruteForce) {
+    if (ctx_.bruteForce || !ctx_.dedupStates) {
       dfs(opsLeft);
       return;
     }
-    SeenEntry& e = seenSlot(stateHash_);
-    if (e.opsLeft == kEmptySeen) {
-      e = {stateHash_, opsLeft, discLeft_};
-      if (2 * ++seenCount_ > seen_.size()) growSeen();
-    } else {
-      if (e.opsLeft >= opsLeft && e.discLeft >= discLeft_) {
-        ++ctx_.stats.duplicates;
-        return;
-      }
-      e.opsLeft = std::max(e.opsLeft, opsLeft);
-      e.discLeft = std::max(e.discLeft, discLeft_);
+    if (!seen_.visit(stateHash_, opsLeft, discLeft_)) {
+      ++ctx_.stats.duplicates;
+      return;
     }
     dfs(opsLeft);
-  }
-
-  void growSeen() {
-    std::vector<SeenEntry> old(seen_.size() * 2);
-    old.swap(seen_);
-    for (const SeenEntry& e : old)
-      if (e.opsLeft != kEmptySeen) seenSlot(e.state) = e;
   }
 
   bool loopIsPartial() const { return cfg_.loop != kUnit && partialOf(cfg_.loop) != 0; }
@@ -635,7 +602,12 @@ class BodySearch {
   // Fills v for op (not a tile); false when the operator is illegal here.
   // `raw`: the guard's own operators, which are legal even though they
   // change nothing in the abstract expression (exp(m - M) is 1 there).
-  bool makeValue(const BodyOp& op, BVal& v, bool raw = false) {
+  // `raw`: no check that the value is new. Otherwise an element-wise binary
+  // operator that only rescales an operand is refused here and, where
+  // `inState`, one that recomputes a value of this state up to scale too;
+  // makeCached passes false (its outcomes are shared by every state that
+  // has the operands) and asks recomputesValue per state instead.
+  bool makeValue(const BodyOp& op, BVal& v, bool raw = false, bool inState = true) {
     ExprTable& ex = ctx_.exprs;
     const BVal& a = vals_[static_cast<size_t>(op.in0)];
     v.after = a.after;
@@ -725,11 +697,17 @@ class BodySearch {
     // An operator that only rescales an operand (add(x, x), x/x·x) adds nothing.
     if (ex.equalUpToScale(v.expr, a.expr) || ex.equalUpToScale(v.expr, b.expr) || ex.isConstant(v.expr))
       return false;
-    // Nor does one that recomputes a value the body has (only broadcast
-    // wider: operators broadcast by themselves).
+    return !inState || !recomputesValue(v);
+  }
+
+  // Whether this state has a value equal to `v` up to scale (only
+  // broadcast wider: operators broadcast by themselves), which an
+  // element-wise binary operator must not recompute.
+  bool recomputesValue(const BVal& v) {
+    const ExprId free = ctx_.scaleFree(v.expr);
     for (const BVal& w : vals_)
-      if (w.after == v.after && ex.equalUpToScale(v.expr, w.expr)) return false;
-    return true;
+      if (w.after == v.after && w.scaleFree == free) return true;
+    return false;
   }
 
   // ---- canonical order ----
@@ -758,6 +736,7 @@ class BodySearch {
 
   void push(BodyOp op, BVal v) {
     if (!v.sig) v.sig = signature(v);
+    v.scaleFree = ctx_.scaleFree(v.expr);
     op.offProgram = op.kind != ir::OpKind::Tile && !ctx_.preferred(v.expr);
     if (op.in0 >= 0) ++vals_[static_cast<size_t>(op.in0)].uses;
     if (op.in1 >= 0) ++vals_[static_cast<size_t>(op.in1)].uses;
@@ -799,6 +778,11 @@ class BodySearch {
     bool legal = false;
     BVal v;
   };
+  // Outcomes of element-wise binary operators are legal in a state only
+  // where it has no value equal up to scale (recomputesValue).
+  static bool checkedPerState(const BodyOp& op) {
+    return op.in1 >= 0 && !op.hasScalar && ir::isElementwiseBinary(op.kind);
+  }
   // An open-addressing table (key -> index into outcomes_): most moves are
   // answered here and then pruned, so a lookup must cost one cache miss, not
   // a walk through a node-based map, and must not copy the value.
@@ -814,6 +798,7 @@ class BodySearch {
   };
   std::vector<OutcomeSlot> outcomeSlots_ = std::vector<OutcomeSlot>(1024);
   std::vector<Outcome> outcomes_;
+  BVal fresh_;  // makeCached's answer in the brute force
 
   size_t findSlot(uint64_t k) const {
     size_t mask = outcomeSlots_.size() - 1;
@@ -845,18 +830,30 @@ class BodySearch {
   // here, or, where `pruned` is given, when its expression is pruned (then
   // *pruned is set). The pointer is valid until the next call.
   const BVal* makeCached(const BodyOp& op, bool* pruned = nullptr) {
+    // The brute force that tests compare the search with shares no cache:
+    // each outcome is made afresh in the state that asks.
+    if (ctx_.bruteForce) {
+      fresh_ = BVal{};
+      if (!makeValue(op, fresh_)) return nullptr;
+      fresh_.sig = signature(fresh_);
+      if (pruned && ctx_.prune(fresh_.expr)) {
+        *pruned = true;
+        return nullptr;
+      }
+      return &fresh_;
+    }
     PairMemo* memo = pairMemo(op);
     if (memo && memo->stamp0 == stamps_[static_cast<size_t>(op.in0)] &&
         memo->stamp1 == stamps_[static_cast<size_t>(op.in1)])
-      return answer(*memo, pruned);
+      return answer(op, *memo, pruned);
     UnaryMemo* unary = memo ? nullptr : unaryMemo(op);
     if (unary && unary->stamp == stamps_[static_cast<size_t>(op.in0)] && unary->sameMove(op))
-      return answer(*unary, pruned);
+      return answer(op, *unary, pruned);
     const uint64_t k = outcomeKey(op);
     size_t slot = findSlot(k);
     if (outcomeSlots_[slot].key == 0) {
       Outcome o;
-      o.legal = makeValue(op, o.v);
+      o.legal = makeValue(op, o.v, false, false);
       if (o.legal) o.v.sig = signature(o.v);
       const bool prunedExpr = o.legal && ctx_.prune(o.v.expr);
       outcomes_.push_back(std::move(o));
@@ -870,17 +867,19 @@ class BodySearch {
     if (memo)
       *memo = {stamps_[static_cast<size_t>(op.in0)], stamps_[static_cast<size_t>(op.in1)], e.index, e.legal, e.pruned};
     if (unary) unary->remember(stamps_[static_cast<size_t>(op.in0)], op, e.index, e.legal, e.pruned);
-    return answer(e, pruned);
+    return answer(op, e, pruned);
   }
 
   template <class Slot>
-  const BVal* answer(const Slot& e, bool* pruned) const {
+  const BVal* answer(const BodyOp& op, const Slot& e, bool* pruned) {
     if (!e.legal) return nullptr;
     if (pruned && e.pruned) {
       *pruned = true;
       return nullptr;
     }
-    return &outcomes_[e.index].v;
+    const BVal& v = outcomes_[e.index].v;
+    if (checkedPerState(op) && recomputesValue(v)) return nullptr;
+    return &v;
   }
 
   // The outcomes of binary operators by the positions of their operands in
@@ -1841,9 +1840,13 @@ Plan initialPlan(const Context& ctx) {
 }  // namespace
 
 ExprId Context::scaleFree(ExprId e) {
+  if (static_cast<size_t>(e) >= scaleFreeMemo.size()) scaleFreeMemo.resize(exprs.size() + 1024, -1);
+  if (scaleFreeMemo[static_cast<size_t>(e)] >= 0) return scaleFreeMemo[static_cast<size_t>(e)];
   const Poly& p = exprs.poly(e);
-  if (p.terms.empty()) return e;
-  return exprs.scale(e, Rational(1) / p.terms[0].coeff);
+  const ExprId free = p.terms.empty() ? e : exprs.scale(e, Rational(1) / p.terms[0].coeff);
+  if (static_cast<size_t>(e) >= scaleFreeMemo.size()) scaleFreeMemo.resize(exprs.size() + 1024, -1);
+  scaleFreeMemo[static_cast<size_t>(e)] = free;
+  return free;
 }
 
 bool Context::preferred(ExprId e) {

@@ -251,6 +251,10 @@ struct Context {
   // needed-operators prune (BodySearch::operatorsStillNeeded).
   bool skipBarren = true;
   bool pruneUnreachable = true;
+  // And the seen-set (seen_states.h): without it every order the canonical
+  // order admits is explored, so the canonical search can be compared body
+  // by body with the brute force.
+  bool dedupStates = true;
   bool checkAncestorBounds = false;  // Options::checkAncestorBounds
   // Every completion of a plan of planKernels kernels with lower bound
   // `floor` is dominated strictly by a verified candidate: one with at
@@ -323,6 +327,7 @@ struct Context {
   std::vector<uint64_t> classMemo;        // per ExprId; bit 63 set: computed
   std::unordered_set<ExprId> preferredSet;  // the program's values' expressions, scale-free
   std::vector<int8_t> preferredMemo;        // per ExprId: -1 unknown, else preferred()
+  std::vector<ExprId> scaleFreeMemo;        // per ExprId: -1 unknown, else scaleFree()
   ExprId scaleFree(ExprId e);          // e divided by its first coefficient
   bool preferred(ExprId e);            // e is one of the program's own terms up to a constant
 };

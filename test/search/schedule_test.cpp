@@ -70,7 +70,7 @@ TEST_CASE("two-kernel candidates come before the one-kernel space ends", "[searc
       "test.mg", std::cerr);
   REQUIRE(g);
   verify::Verifier verifier(*g);
-  constexpr int64_t kOneKernelAtLeast = 60000;
+  constexpr int64_t kOneKernelAtLeast = 90000;
   search::Options o = test::modelOptions(0, true);
   o.jobs = 1;
   o.limits.maxDiscrepancies = 3;

@@ -32,7 +32,9 @@ namespace mirage::search {
 // "Independent parts"). 4: the front keeps only candidates within
 // kFrontSlack of the best (docs/search.md, "The front's reach"). 5: a body
 // may contract the unit label where the program does (an outer product).
-inline constexpr int kSearchRevision = 5;
+// 6: a move's legality no longer depends on the state that first asked for
+// it, and the seen-set no longer merges budgets (seen_states.h).
+inline constexpr int kSearchRevision = 6;
 
 // Bounds of the space. They are part of the result cache's key.
 struct Limits {
