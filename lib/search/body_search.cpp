@@ -4,13 +4,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <map>
 #include <unordered_map>
 
 #include "mirage/search/guard.h"
 #include "mix.h"
+#include "move_memo.h"
 #include "seen_states.h"
 #include "space.h"
 #include "tie_key.h"
@@ -200,7 +200,7 @@ class BodySearch {
   std::vector<BVal> vals_;
   std::vector<BodyOp> ops_;
   std::vector<int> tiled_;  // per tensor: its tile's value, or -1
-  std::vector<uint64_t> stamps_;  // per value: its PairMemo stamp
+  std::vector<uint64_t> stamps_;  // per value: its MoveMemo stamp
   uint64_t stateHash_ = 0;
   // Needed atoms and target classes (Context::neededAtoms) that the plan's
   // tensors have, and per body value those that it and the values before
@@ -751,7 +751,7 @@ class BodySearch {
     }
     ops_.push_back(op);
     vals_.push_back(std::move(v));
-    stamps_.push_back(newStamp());
+    stamps_.push_back(MoveMemo::forThread().newStamp());
   }
 
   void pop() {
@@ -842,11 +842,12 @@ class BodySearch {
       }
       return &fresh_;
     }
-    PairMemo* memo = pairMemo(op);
+    MoveMemo& moveMemo = MoveMemo::forThread();
+    MoveMemo::Pair* memo = moveMemo.pair(op);
     if (memo && memo->stamp0 == stamps_[static_cast<size_t>(op.in0)] &&
         memo->stamp1 == stamps_[static_cast<size_t>(op.in1)])
       return answer(op, *memo, pruned);
-    UnaryMemo* unary = memo ? nullptr : unaryMemo(op);
+    MoveMemo::Unary* unary = memo ? nullptr : moveMemo.unary(op);
     if (unary && unary->stamp == stamps_[static_cast<size_t>(op.in0)] && unary->sameMove(op))
       return answer(op, *unary, pruned);
     const uint64_t k = outcomeKey(op);
@@ -864,14 +865,19 @@ class BodySearch {
       }
     }
     const OutcomeSlot& e = outcomeSlots_[slot];
-    if (memo)
-      *memo = {stamps_[static_cast<size_t>(op.in0)], stamps_[static_cast<size_t>(op.in1)], e.index, e.legal, e.pruned};
-    if (unary) unary->remember(stamps_[static_cast<size_t>(op.in0)], op, e.index, e.legal, e.pruned);
-    return answer(op, e, pruned);
+    const MoveMemo::Answer a{e.index, e.legal, e.pruned};
+    if (memo) {
+      static_cast<MoveMemo::Answer&>(*memo) = a;
+      memo->stamp0 = stamps_[static_cast<size_t>(op.in0)];
+      memo->stamp1 = stamps_[static_cast<size_t>(op.in1)];
+    }
+    if (unary) unary->remember(stamps_[static_cast<size_t>(op.in0)], op, a);
+    return answer(op, a, pruned);
   }
 
-  template <class Slot>
-  const BVal* answer(const BodyOp& op, const Slot& e, bool* pruned) {
+  // An outcome's answer in this state: null where the operator is illegal
+  // here or (where `pruned` is given) its expression is pruned.
+  const BVal* answer(const BodyOp& op, const MoveMemo::Answer& e, bool* pruned) {
     if (!e.legal) return nullptr;
     if (pruned && e.pruned) {
       *pruned = true;
@@ -881,89 +887,6 @@ class BodySearch {
     if (checkedPerState(op) && recomputesValue(v)) return nullptr;
     return &v;
   }
-
-  // The outcomes of binary operators by the positions of their operands in
-  // this state: a state asks again for nearly every pair its parent asked
-  // for (the values before the last are the parent's), and a look-up here
-  // stays in the core's caches where the outcome table does not. Each value
-  // pushed gets a stamp never given before on this thread, so an entry is
-  // valid exactly while both operands are the values it was made for
-  // (another BodySearch on the thread, a rest search, overwrites entries
-  // with its own stamps). Shared by the thread's searches: one allocation.
-  struct PairMemo {
-    uint64_t stamp0 = 0, stamp1 = 0;  // 0: never a value's stamp
-    uint32_t index = 0;
-    bool legal = false;
-    bool pruned = false;
-  };
-  // The same for operators of one value (unary kinds, a number, a
-  // reduction): by the operand's position and the operator, which the entry
-  // holds whole (the slot is a hash of it; a different operator there is a
-  // miss, never a wrong answer).
-  struct UnaryMemo {
-    uint64_t stamp = 0;
-    Rational scalar;
-    int32_t dim = 0, reduceToInner = -1;
-    uint32_t index = 0;
-    ir::OpKind kind = ir::OpKind::Tile;
-    bool hasScalar = false, scalarFirst = false;
-    bool legal = false;
-    bool pruned = false;
-    bool sameMove(const BodyOp& op) const {
-      return kind == op.kind && dim == op.dim && reduceToInner == op.reduceToInner && hasScalar == op.hasScalar &&
-             scalarFirst == op.scalarFirst && scalar.num == op.scalar.num && scalar.den == op.scalar.den;
-    }
-    void remember(uint64_t s, const BodyOp& op, uint32_t i, bool l, bool p) {
-      stamp = s;
-      scalar = op.scalar;
-      dim = op.dim;
-      reduceToInner = op.reduceToInner;
-      index = i;
-      kind = op.kind;
-      hasScalar = op.hasScalar;
-      scalarFirst = op.scalarFirst;
-      legal = l;
-      pruned = p;
-    }
-  };
-  static constexpr size_t kUnarySlots = 64;
-  UnaryMemo* unaryMemo(const BodyOp& op) {
-    if (op.in1 >= 0 || op.in0 < 0 || static_cast<size_t>(op.in0) >= kMemoPositions) return nullptr;
-    uint64_t h = mix(static_cast<uint64_t>(op.kind) * 1000003 + static_cast<uint64_t>(op.dim) * 7 +
-                     static_cast<uint64_t>(op.reduceToInner + 1) * 131 + static_cast<uint64_t>(op.scalarFirst) * 2 +
-                     (static_cast<uint64_t>(op.scalar.num) << 20) + static_cast<uint64_t>(op.scalar.den) * 17);
-    return &pairMemoTable().unary[static_cast<size_t>(op.in0) * kUnarySlots + (h % kUnarySlots)];
-  }
-  static constexpr size_t kMemoPositions = 48;
-  static constexpr size_t kMemoKinds = 8;  // binary kinds one thread's programs use, first come
-  struct PairMemoTable {
-    std::vector<PairMemo> entries = std::vector<PairMemo>(kMemoKinds * kMemoPositions * kMemoPositions);
-    std::array<int8_t, ir::kNumOpKinds> slotOf = [] {
-      std::array<int8_t, ir::kNumOpKinds> a{};
-      a.fill(-1);
-      return a;
-    }();
-    int8_t slots = 0;
-    std::vector<UnaryMemo> unary = std::vector<UnaryMemo>(kMemoPositions * kUnarySlots);
-    uint64_t lastStamp = 0;  // 64 bits: never wraps, so a stamp is never given twice
-  };
-  static PairMemoTable& pairMemoTable() {
-    thread_local PairMemoTable table;
-    return table;
-  }
-  PairMemo* pairMemo(const BodyOp& op) {
-    if (op.in1 < 0 || op.hasScalar || op.dim != 0 || op.reduceToInner != -1) return nullptr;
-    const size_t i = static_cast<size_t>(op.in0), j = static_cast<size_t>(op.in1);
-    if (i >= kMemoPositions || j >= kMemoPositions) return nullptr;
-    PairMemoTable& t = pairMemoTable();
-    int8_t& slot = t.slotOf[static_cast<size_t>(op.kind)];
-    if (slot < 0) {
-      if (t.slots == static_cast<int8_t>(kMemoKinds)) return nullptr;
-      slot = t.slots++;
-    }
-    return &t.entries[(static_cast<size_t>(slot) * kMemoPositions + i) * kMemoPositions + j];
-  }
-  static uint64_t newStamp() { return ++pairMemoTable().lastStamp; }
 
   // Guard bookkeeping of a new value from its operands in this state (not
   // part of the cached outcome: it names value numbers of this state).
