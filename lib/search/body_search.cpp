@@ -207,10 +207,7 @@ class BodySearch {
   // it have: what a completion of this state no longer needs to build.
   uint64_t tensorAtoms_ = 0, tensorClasses_ = 0;
   std::vector<std::pair<uint64_t, uint64_t>> present_;
-  // state -> the (operators, discrepancies) left it was explored with
-  // (open addressing: one entry per state visited, millions of them, so no
-  // node per entry)
-  SeenStates seen_;
+  SeenStates seen_;  // states explored, with their budgets (seen_states.h)
 
   // ---- branch and bound (docs/search.md, "Bounds") ----
 
@@ -602,11 +599,10 @@ class BodySearch {
   // Fills v for op (not a tile); false when the operator is illegal here.
   // `raw`: the guard's own operators, which are legal even though they
   // change nothing in the abstract expression (exp(m - M) is 1 there).
-  // `raw`: no check that the value is new. Otherwise an element-wise binary
-  // operator that only rescales an operand is refused here and, where
-  // `inState`, one that recomputes a value of this state up to scale too;
-  // makeCached passes false (its outcomes are shared by every state that
-  // has the operands) and asks recomputesValue per state instead.
+  // Otherwise an element-wise binary operator that only rescales an operand
+  // is refused, and, where `inState`, one that recomputes a value of this
+  // state up to scale; makeCached passes false (its outcomes are shared by
+  // every state that has the operands) and asks recomputesValue per state.
   bool makeValue(const BodyOp& op, BVal& v, bool raw = false, bool inState = true) {
     ExprTable& ex = ctx_.exprs;
     const BVal& a = vals_[static_cast<size_t>(op.in0)];
@@ -1766,8 +1762,8 @@ ExprId Context::scaleFree(ExprId e) {
   if (static_cast<size_t>(e) >= scaleFreeMemo.size()) scaleFreeMemo.resize(exprs.size() + 1024, -1);
   if (scaleFreeMemo[static_cast<size_t>(e)] >= 0) return scaleFreeMemo[static_cast<size_t>(e)];
   const Poly& p = exprs.poly(e);
+  // (scale may intern new expressions; e's slot is there already)
   const ExprId free = p.terms.empty() ? e : exprs.scale(e, Rational(1) / p.terms[0].coeff);
-  if (static_cast<size_t>(e) >= scaleFreeMemo.size()) scaleFreeMemo.resize(exprs.size() + 1024, -1);
   scaleFreeMemo[static_cast<size_t>(e)] = free;
   return free;
 }
