@@ -689,12 +689,13 @@ class Engine {
     // know) rejects it rather than ending the run.
     verify::Verdict v;
     try {
-      if (!verifier_.precheck(p.graph, cancel)) {
+      bool screenedOut = false;
+      v = verifier_.screenAndCheck(p.graph, cancel, &screenedOut);
+      if (screenedOut) {
         std::lock_guard lock(mu_);
         ++total_.precheckFailed;
         return true;
       }
-      v = verifier_.check(p.graph, cancel);
     } catch (const std::exception& e) {
       v = verify::Verdict{};
       v.equivalent = false;

@@ -97,7 +97,7 @@ bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<
                     const std::vector<char>& resultNeed, const Trial& trial, ThreadPool* pool,
                     std::vector<std::shared_ptr<FTensor>>& results,
                     const std::vector<int>* watchSlots, std::vector<std::vector<u64>>* watched,
-                    const FullProductLookup* fullProduct) {
+                    const FullProductLookup* fullProduct, const std::vector<int64_t>* onlyBlocks) {
   const ir::Graph& body = *kernel.body;
   const ir::KernelConfig& cfg = kernel.config;
   std::vector<char> need = residueDemand(body, resultNeed);
@@ -230,7 +230,7 @@ bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<
   // Many blocks: blocks in parallel, ops serial. Fewer blocks than threads
   // (a one-block kernel with a long for-loop, say): blocks in turn, each op
   // parallel inside.
-  const int64_t blocks = blockCount;
+  const int64_t blocks = onlyBlocks ? static_cast<int64_t>(onlyBlocks->size()) : blockCount;
   const int threads = pool ? pool->threads() : 1;
   ThreadPool* blockPool = blocks >= 2 * threads ? pool : nullptr;
   ThreadPool* opPool = blockPool ? nullptr : pool;
@@ -241,7 +241,8 @@ bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<
       return prod.kind == OpKind::Const ? &constants[static_cast<size_t>(v)] : &vals[static_cast<size_t>(v)];
     };
     std::vector<const FTensor*> ins;
-    for (int64_t b = lo; b < hi && !zeroDivisor.load(std::memory_order_relaxed); ++b) {
+    for (int64_t i = lo; i < hi && !zeroDivisor.load(std::memory_order_relaxed); ++i) {
+      const int64_t b = onlyBlocks ? (*onlyBlocks)[static_cast<size_t>(i)] : i;
       const int64_t block[3] = {b % gx, (b / gx) % gy, b / (gx * gy)};
       for (int64_t it = 0; it < cfg.forloop; ++it) {
         for (const ir::Op& op : body.ops) {

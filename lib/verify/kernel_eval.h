@@ -26,6 +26,11 @@ namespace mirage::verify {
 // null. A body matmul of a tile of a by a tile of b that contracts over the
 // whole reduction dim is a slice of that product -- exactly, the same field
 // elements -- and is copied from it instead of being multiplied again.
+//
+// `onlyBlocks` (may be null: every block) lists the blocks to run, by
+// linear index x + gx·(y + gy·z); the results' elements no listed block
+// writes stay zero. The pre-check uses it to compute a few output elements
+// of a kernel from their own blocks alone.
 using FullProductLookup = std::function<FTensorPtr(size_t a, size_t b)>;
 
 bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<FTensorPtr>& args,
@@ -33,6 +38,7 @@ bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<
                     std::vector<std::shared_ptr<FTensor>>& results,
                     const std::vector<int>* watchSlots = nullptr,
                     std::vector<std::vector<u64>>* watched = nullptr,
-                    const FullProductLookup* fullProduct = nullptr);
+                    const FullProductLookup* fullProduct = nullptr,
+                    const std::vector<int64_t>* onlyBlocks = nullptr);
 
 }  // namespace mirage::verify

@@ -214,7 +214,8 @@ int64_t FingerprintCache::misses() const {
 
 EvalResult evaluateProgram(const ir::Graph& g, const Trial& trial, ThreadPool* pool,
                            FingerprintCache* cache, const Cancel* cancel,
-                           const std::vector<WatchSite>* watch, FingerprintCache* inputs) {
+                           const std::vector<WatchSite>* watch, FingerprintCache* inputs,
+                           const std::vector<std::vector<int64_t>>* sampledBlocks) {
   EvalResult result;
   // Watched values: their slot in result.watched, per graph and value.
   std::unordered_map<const ir::Graph*, std::vector<int>> slots;
@@ -256,7 +257,13 @@ EvalResult evaluateProgram(const ir::Graph& g, const Trial& trial, ThreadPool* p
       return result;
     }
     const std::vector<int>* bodySlots = op.kind == OpKind::Kernel ? slotsOf(op.body.get()) : nullptr;
-    // Inputs live in their own store when there is one.
+    const size_t opIndex = static_cast<size_t>(&op - g.ops.data());
+    const std::vector<int64_t>* onlyBlocks =
+        sampledBlocks && op.kind == OpKind::Kernel && !(*sampledBlocks)[opIndex].empty() ? &(*sampledBlocks)[opIndex]
+                                                                                        : nullptr;
+    // Inputs live in their own store when there is one. A kernel run for a
+    // few blocks may still find its whole result there, but never stores
+    // its partial one.
     FingerprintCache* store = op.kind == OpKind::Input && inputs ? inputs : cache;
     // A watched body value is not in the cache: evaluate the kernel again.
     bool cached = store && op.kind != OpKind::Const && !op.results.empty() && !bodySlots;
@@ -316,7 +323,7 @@ EvalResult evaluateProgram(const ir::Graph& g, const Trial& trial, ThreadPool* p
             return t ? t : cache->find(cacheKey(h, trial, false));
           };
           if (!evaluateKernel(g, op, args, resultNeed, trial, pool, outs, bodySlots,
-                              bodySlots ? &result.watched : nullptr, cache ? &product : nullptr)) {
+                              bodySlots ? &result.watched : nullptr, cache ? &product : nullptr, onlyBlocks)) {
             result.status = cancelled() ? EvalStatus::Cancelled : EvalStatus::ZeroDivisor;
             return result;
           }
@@ -346,7 +353,7 @@ EvalResult evaluateProgram(const ir::Graph& g, const Trial& trial, ThreadPool* p
         result.status = EvalStatus::Cancelled;
         return result;
       }
-      if (store && op.kind != OpKind::Const)
+      if (store && op.kind != OpKind::Const && !onlyBlocks)
         for (ValueId r : op.results)
           store->insert(key(r), vals[static_cast<size_t>(r)]);
     }

@@ -62,6 +62,63 @@ std::vector<int64_t> unflatten(int64_t flat, const ir::Shape& shape) {
   return idx;
 }
 
+// The output elements the pre-check compares, per output (flat indices): a
+// random element, its neighbour along the last dim (which shares most of
+// its dependencies: the same matmul row, the same kernel block), and a
+// second random element.
+std::vector<std::vector<int64_t>> sampledElements(const Trial& trial, const std::vector<FTensorPtr>& outputs) {
+  std::vector<std::vector<int64_t>> out(outputs.size());
+  for (size_t o = 0; o < outputs.size(); ++o) {
+    int64_t n = outputs[o]->size();
+    int64_t first = static_cast<int64_t>(keyedHash(trial.id() ^ o, 0) % static_cast<u64>(n));
+    int64_t second = static_cast<int64_t>(keyedHash(trial.id() ^ o, 1) % static_cast<u64>(n));
+    for (int s = 0; s < kPrecheckSamples && s < n; ++s) out[o].push_back(s == 2 ? second : (first + s) % n);
+  }
+  return out;
+}
+
+// Where every output is saved by a kernel that reads program inputs only
+// (the search's one-kernel candidates), the sampled elements come from the
+// few blocks that write them: per op of the candidate, those blocks
+// (evaluateProgram's sampledBlocks), at most three per output. Empty when
+// this does not apply: an output made otherwise, a kernel reading an
+// earlier result (its cone is what the lazy evaluator finds), or a grid dim
+// of more than one block that the save does not map.
+std::vector<std::vector<int64_t>> blocksWriting(const ir::Graph& cand,
+                                                const std::vector<std::vector<int64_t>>& samples) {
+  std::vector<std::vector<int64_t>> blocks(cand.ops.size());
+  for (size_t o = 0; o < cand.outputs.size(); ++o) {
+    const ir::ValueId v = cand.outputs[o];
+    const ir::Op& k = cand.producer(v);
+    if (k.kind != ir::OpKind::Kernel) return {};
+    for (ir::ValueId in : k.inputs)
+      if (cand.producer(in).kind != ir::OpKind::Input) return {};
+    const int result = static_cast<int>(std::find(k.results.begin(), k.results.end(), v) - k.results.begin());
+    const ir::Op* save = nullptr;
+    for (const ir::Op& op : k.body->ops)
+      if (op.kind == ir::OpKind::Save && op.resultIndex == result) save = &op;
+    if (!save) return {};
+    const ir::Shape& chunk = k.body->value(save->inputs[0]).shape;
+    const auto& grid = k.config.grid;
+    std::vector<int64_t>& list = blocks[static_cast<size_t>(&k - cand.ops.data())];
+    for (int64_t flat : samples[o]) {
+      std::vector<int64_t> idx = unflatten(flat, cand.value(v).shape);
+      int64_t coord[3] = {0, 0, 0};
+      for (int gd = 0; gd < 3; ++gd) {
+        int d = save->omap[static_cast<size_t>(gd)];
+        if (d < 0) {
+          if (grid[static_cast<size_t>(gd)] != 1) return {};
+          continue;
+        }
+        coord[gd] = idx[static_cast<size_t>(d)] / chunk[static_cast<size_t>(d)];
+      }
+      int64_t b = coord[0] + grid[0] * (coord[1] + grid[1] * coord[2]);
+      if (std::find(list.begin(), list.end(), b) == list.end()) list.push_back(b);
+    }
+  }
+  return blocks;
+}
+
 std::string outputName(const ir::Graph& g, size_t i) {
   const std::string& n = g.value(g.outputs[i]).name;
   return n.empty() ? fmt::format("output {}", i) : n;
@@ -109,6 +166,10 @@ struct Verifier::Impl {
   // `watched`, the reference's domain sites are recorded too.
   EvalResult reference(int trial, int attempt, const Cancel& cancel, bool watched = false) {
     std::lock_guard<std::mutex> lock(refMu);
+    // Watching costs a copy of the watched values, evaluating the reference
+    // again costs all of it: a trial is evaluated once, watched whenever the
+    // reference has sites to watch, and serves both kinds of caller.
+    watched = !refWatchList.empty();
     auto key = std::make_tuple(trial, attempt, watched);
     auto it = refOutputs.find(key);
     if (it != refOutputs.end()) return it->second;
@@ -265,6 +326,82 @@ struct Verifier::Impl {
     v.message = problem;
     return false;
   }
+
+  // The pre-check's sample of trial 0 (sampledElements): Pass when it
+  // agrees with the reference or cannot decide (a zero divisor, a cancel:
+  // check() reports those), Fail at a difference, Whole when the elements
+  // depend on so much of the program that trial 0 is cheaper evaluated
+  // whole. Output kernels that read only program inputs run just the blocks
+  // that write the sample (blocksWriting); anything else is evaluated
+  // demand-driven, element by element, within kPrecheckBudget.
+  enum class Screen { Pass, Fail, Whole };
+  Screen screen(const ir::Graph& cand, const Cancel& cancel) {
+    int attempt = 0;
+    EvalResult r;
+    for (; attempt < kMaxAttempts; ++attempt) {
+      r = reference(0, attempt, cancel);
+      if (r.status == EvalStatus::Cancelled) return Screen::Pass;
+      if (r.status == EvalStatus::Ok) break;
+    }
+    if (attempt == kMaxAttempts) return Screen::Fail;  // the full check cannot succeed either
+    for (size_t o = 0; o < r.outputs.size(); ++o)
+      if (cand.value(cand.outputs[o]).shape != r.outputs[o]->shape) return Screen::Fail;
+    Trial trial(options.seed, 0, static_cast<u64>(attempt));
+    const std::vector<std::vector<int64_t>> samples = sampledElements(trial, r.outputs);
+    const std::vector<std::vector<int64_t>> blocks = blocksWriting(cand, samples);
+    if (!blocks.empty()) {
+      EvalResult c = evaluateProgram(cand, trial, pool.get(), cache.get(), &cancel, nullptr, inputs.get(), &blocks);
+      if (c.status != EvalStatus::Ok) return Screen::Pass;
+      for (size_t o = 0; o < samples.size(); ++o)
+        for (int64_t flat : samples[o])
+          if (c.outputs[o]->p[static_cast<size_t>(flat)] != r.outputs[o]->p[static_cast<size_t>(flat)])
+            return Screen::Fail;
+      return Screen::Pass;
+    }
+    LazyEvaluator lazy(cand, trial, kPrecheckBudget);
+    for (size_t o = 0; o < samples.size(); ++o)
+      for (int64_t flat : samples[o]) {
+        Elem e;
+        LazyEvaluator::Status st = lazy.output(o, flat, e);
+        if (st == LazyEvaluator::Status::ZeroDivisor) return Screen::Pass;
+        if (st == LazyEvaluator::Status::OverBudget) return Screen::Whole;
+        if (e.p != r.outputs[o]->p[static_cast<size_t>(flat)]) return Screen::Fail;
+      }
+    return Screen::Pass;
+  }
+
+  // Every trial of the full check (the signature already checked). With
+  // `screenedOut`, trial 0 also stands for the pre-check: a difference
+  // there (not a cancel, not an unshown domain condition, which the
+  // pre-check never looked at) sets it.
+  Verdict checkTrials(const ir::Graph& candidate, const Cancel& cancel, bool* screenedOut) {
+    Verdict v;
+    BoundStats cand = boundStats(candidate);
+    DomainCheck domain = domainCheck(candidate);
+    int trials = options.trials > 0 ? options.trials : defaultTrials(refStats, cand, domain.matchPairs);
+    for (int t = 0; t < trials; ++t) {
+      v.trials = t + 1;
+      if (!runTrial(candidate, t, v, cancel, &domain)) {
+        if (t == 0 && screenedOut) *screenedOut = !v.cancelled && !v.undefined;
+        return v;
+      }
+    }
+    v.errorBound = errorBound(refStats, cand, trials, domain.matchPairs);
+    // Never "equivalent" with a bound that says little (cli.md).
+    if (!(v.errorBound <= kMaxErrorBound)) {
+      v.notProven = true;
+      int needed = trialsNeeded(refStats, cand, domain.matchPairs);
+      v.message = needed > 0
+                      ? fmt::format("the error bound after {} trials is {:.3g}, above {:.0e}; {} trials would reach it",
+                                    trials, v.errorBound, kMaxErrorBound, needed)
+                      : fmt::format("the error bound is {:.3g} after {} trials and stays above {:.0e} with up to {} "
+                                    "(the expressions' degrees are too high for fields of 2^60 elements)",
+                                    v.errorBound, trials, kMaxErrorBound, kMaxTrials);
+      return v;
+    }
+    v.equivalent = true;
+    return v;
+  }
 };
 
 Verifier::Verifier(const ir::Graph& reference, Options options) : impl_(std::make_unique<Impl>()) {
@@ -295,71 +432,42 @@ bool Verifier::referenceNestsExps() const {
 bool Verifier::precheck(const ir::Graph& candidate, const Cancel& cancel) const {
   Verdict v;
   if (!impl_->signatureOk(candidate, v)) return false;
-  // The reference's trial 0 (its first attempt without a zero divisor).
-  int attempt = 0;
-  EvalResult ref;
-  for (; attempt < kMaxAttempts; ++attempt) {
-    ref = impl_->reference(0, attempt, cancel);
-    if (ref.status == EvalStatus::Cancelled) return true;  // inconclusive: check() reports it
-    if (ref.status == EvalStatus::Ok) break;
+  switch (impl_->screen(candidate, cancel)) {
+    case Impl::Screen::Pass: return true;
+    case Impl::Screen::Fail: return false;
+    case Impl::Screen::Whole: break;
   }
-  if (attempt == kMaxAttempts) return false;  // the full check cannot succeed either
-  Trial trial(impl_->options.seed, 0, static_cast<u64>(attempt));
-  // A few output elements of the candidate, each computed from only what it
-  // depends on; the first disagreement is a witness.
-  LazyEvaluator lazy(candidate, trial, kPrecheckBudget);
-  for (size_t o = 0; o < ref.outputs.size(); ++o) {
-    const FTensor& r = *ref.outputs[o];
-    if (candidate.value(candidate.outputs[o]).shape != r.shape) return false;
-    // A random element, its neighbour along the last dim (which shares most
-    // of its dependencies: the same matmul row, the same kernel block), and a
-    // second random element.
-    int64_t n = r.size();
-    int64_t first = static_cast<int64_t>(keyedHash(trial.id() ^ o, 0) % static_cast<u64>(n));
-    int64_t second = static_cast<int64_t>(keyedHash(trial.id() ^ o, 1) % static_cast<u64>(n));
-    for (int s = 0; s < kPrecheckSamples && s < n; ++s) {
-      int64_t flat = s == 2 ? second : (first + s) % n;
-      Elem e;
-      LazyEvaluator::Status st = lazy.output(o, flat, e);
-      if (st == LazyEvaluator::Status::ZeroDivisor) return true;  // inconclusive: leave it to check()
-      if (st == LazyEvaluator::Status::OverBudget) {
-        // The sampled elements depend on most of the program: evaluate
-        // trial 0 whole instead (check() reuses it through the cache).
-        Verdict trialVerdict;
-        return impl_->runTrial(candidate, 0, trialVerdict, cancel) || trialVerdict.cancelled;
-      }
-      if (e.p != r.p[static_cast<size_t>(flat)]) return false;
-    }
+  // The sampled elements depend on most of the program: evaluate trial 0
+  // whole instead (check() reuses what it can through the cache).
+  Verdict trialVerdict;
+  return impl_->runTrial(candidate, 0, trialVerdict, cancel) || trialVerdict.cancelled;
+}
+
+Verdict Verifier::screenAndCheck(const ir::Graph& candidate, const Cancel& cancel, bool* screenedOut) const {
+  *screenedOut = false;
+  Verdict v;
+  if (!impl_->signatureOk(candidate, v)) {
+    *screenedOut = true;
+    return v;
   }
-  return true;
+  switch (impl_->screen(candidate, cancel)) {
+    case Impl::Screen::Pass: return impl_->checkTrials(candidate, cancel, nullptr);
+    case Impl::Screen::Fail:
+      *screenedOut = true;
+      v.equivalent = false;
+      v.message = "the pre-check found a sampled output element that differs";
+      return v;
+    case Impl::Screen::Whole: break;
+  }
+  // Trial 0 evaluated whole is both the pre-check and the full check's
+  // first trial: it is run once.
+  return impl_->checkTrials(candidate, cancel, screenedOut);
 }
 
 Verdict Verifier::check(const ir::Graph& candidate, const Cancel& cancel) const {
   Verdict v;
   if (!impl_->signatureOk(candidate, v)) return v;
-  BoundStats cand = boundStats(candidate);
-  DomainCheck domain = impl_->domainCheck(candidate);
-  int trials = impl_->options.trials > 0 ? impl_->options.trials
-                                         : defaultTrials(impl_->refStats, cand, domain.matchPairs);
-  for (int t = 0; t < trials; ++t) {
-    v.trials = t + 1;
-    if (!impl_->runTrial(candidate, t, v, cancel, &domain)) return v;
-  }
-  v.errorBound = errorBound(impl_->refStats, cand, trials, domain.matchPairs);
-  // Never "equivalent" with a bound that says little (cli.md).
-  if (!(v.errorBound <= kMaxErrorBound)) {
-    v.notProven = true;
-    int needed = trialsNeeded(impl_->refStats, cand, domain.matchPairs);
-    v.message = needed > 0
-                    ? fmt::format("the error bound after {} trials is {:.3g}, above {:.0e}; {} trials would reach it",
-                                  trials, v.errorBound, kMaxErrorBound, needed)
-                    : fmt::format("the error bound is {:.3g} after {} trials and stays above {:.0e} with up to {} "
-                                  "(the expressions' degrees are too high for fields of 2^60 elements)",
-                                  v.errorBound, trials, kMaxErrorBound, kMaxTrials);
-    return v;
-  }
-  v.equivalent = true;
-  return v;
+  return impl_->checkTrials(candidate, cancel, nullptr);
 }
 
 Verdict checkEquivalent(const ir::Graph& a, const ir::Graph& b, Options options) {

@@ -63,6 +63,49 @@ int lazyMismatches(const mirage::ir::Graph& g, uint64_t seed, const std::string&
   return bad;
 }
 
+// A kernel run for some of its blocks (evaluateProgram's sampledBlocks, what
+// the pre-check does for kernels that read program inputs) must give the
+// whole-tensor evaluation's value at every element those blocks write, and
+// leave the rest zero. Each output kernel is run for its first, middle and
+// last block, one at a time; an element they write whose value is zero
+// would pass unnoticed, a chance of 2^-60. Returns the mismatches.
+int sampledMismatches(const mirage::ir::Graph& g, uint64_t seed, const std::string& what) {
+  Trial t(seed, 0, 0);
+  EvalResult full = evaluateProgram(g, t, nullptr);
+  if (full.status != EvalStatus::Ok) return 0;
+  int bad = 0;
+  for (size_t o = 0; o < g.outputs.size(); ++o) {
+    const mirage::ir::Op& k = g.producer(g.outputs[o]);
+    if (k.kind != mirage::ir::OpKind::Kernel) continue;
+    const int64_t blocks = k.config.grid[0] * k.config.grid[1] * k.config.grid[2];
+    for (int64_t b : {int64_t{0}, blocks / 2, blocks - 1}) {
+      std::vector<std::vector<int64_t>> sampled(g.ops.size());
+      sampled[static_cast<size_t>(&k - g.ops.data())] = {b};
+      EvalResult part = evaluateProgram(g, t, nullptr, nullptr, nullptr, nullptr, nullptr, &sampled);
+      if (part.status != EvalStatus::Ok) continue;
+      const FTensor& f = *full.outputs[o];
+      const FTensor& p = *part.outputs[o];
+      int64_t written = 0;
+      for (int64_t i = 0; i < f.size(); ++i) {
+        u64 x = p.p[static_cast<size_t>(i)];
+        if (x == 0) continue;
+        ++written;
+        if (x != f.p[static_cast<size_t>(i)]) {
+          std::cout << "FAIL " << what << ": output " << o << " at " << i << " from block " << b
+                    << " alone disagrees with the whole kernel\n";
+          ++bad;
+          break;
+        }
+      }
+      if (written == 0 && f.size() > 0) {
+        std::cout << "FAIL " << what << ": block " << b << " of output " << o << "'s kernel wrote nothing\n";
+        ++bad;
+      }
+    }
+  }
+  return bad;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -110,6 +153,8 @@ int main(int argc, char** argv) {
     }
     failures += lazyMismatches(*ga, seeds[0], stem + ".a");
     failures += lazyMismatches(*gb, seeds[0], stem + ".b");
+    failures += sampledMismatches(*ga, seeds[0], stem + ".a");
+    failures += sampledMismatches(*gb, seeds[0], stem + ".b");
     if (expect != "error") {
       Verifier pre(*ga);
       bool passes = pre.precheck(*gb);
@@ -118,6 +163,21 @@ int main(int argc, char** argv) {
         ++failures;
       }
       if (expect == "not-equivalent") precheckRejected += !passes;
+      // The search's call: the same verdict as check(), and screened out
+      // only where precheck() rejects (or trial 0, run once for both, does;
+      // the verdict is then the pre-check's, which may not say "not proven").
+      Verifier both(*ga);
+      bool screenedOut = false;
+      Verdict sc = both.screenAndCheck(*gb, {}, &screenedOut);
+      Verdict plain = Verifier(*ga).check(*gb);
+      if (sc.equivalent != plain.equivalent || (!screenedOut && sc.notProven != plain.notProven) ||
+          (screenedOut && sc.equivalent) ||
+          (!passes && !screenedOut)) {
+        std::cout << "FAIL " << stem << ": screenAndCheck (equivalent " << sc.equivalent << ", screened out "
+                  << screenedOut << ") disagrees with precheck (" << passes << ") and check (" << plain.equivalent
+                  << ")\n";
+        ++failures;
+      }
     }
     for (uint64_t seed : seeds) {
       mirage::verify::Options options;

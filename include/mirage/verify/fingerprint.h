@@ -147,9 +147,14 @@ class FingerprintCache {
 // `inputs` (may be null) holds the fingerprints of program inputs, keyed
 // like `cache`; an input is looked up there first (and stored there when
 // drawn), so that they survive whatever the main cache evicts.
+// `sampledBlocks` (may be null), indexed like g.ops: a kernel op with a
+// non-empty list runs those blocks only (kernel_eval.h, `onlyBlocks`), so
+// its results hold just the elements they write; such a partial result is
+// never cached. The pre-check uses it to compute a few output elements.
 EvalResult evaluateProgram(const ir::Graph& g, const Trial& trial, ThreadPool* pool,
                            FingerprintCache* cache = nullptr, const Cancel* cancel = nullptr,
-                           const std::vector<WatchSite>* watch = nullptr, FingerprintCache* inputs = nullptr);
+                           const std::vector<WatchSite>* watch = nullptr, FingerprintCache* inputs = nullptr,
+                           const std::vector<std::vector<int64_t>>* sampledBlocks = nullptr);
 
 // Structural hash (128 bits) of every value of a program: equal hashes mean
 // the same computation on the same inputs (by name), up to the hash's

@@ -87,7 +87,8 @@ class Verifier {
   Verifier& operator=(const Verifier&) = delete;
 
   // Cheap test that rejects most wrong candidates (one trial, a sample of
-  // output elements computed demand-driven). False means certainly not
+  // output elements: from the blocks that write them where the outputs'
+  // kernels read only program inputs, else demand-driven). False means certainly not
   // equivalent: the candidate differs at a sampled element, so check() will
   // not prove it (mismatched signatures also give false). A zero divisor
   // makes it inconclusive: true.
@@ -98,6 +99,13 @@ class Verifier {
   // The full check on every output element and all trials.
   // Cancelled: equivalent = false, cancelled = true.
   Verdict check(const ir::Graph& candidate, const Cancel& cancel = {}) const;
+
+  // precheck() then check(), as the search runs them for each candidate,
+  // except that where the pre-check would evaluate trial 0 whole, that
+  // evaluation is the full check's trial 0 instead of a second one.
+  // `screenedOut` says whether the candidate failed what precheck() tests
+  // (its signature, a sampled element, or trial 0 where it was whole).
+  Verdict screenAndCheck(const ir::Graph& candidate, const Cancel& cancel, bool* screenedOut) const;
 
   // The options in effect (threads resolved).
   const Options& options() const;
