@@ -83,6 +83,11 @@ std::vector<Lanes> bodyLanes(const ir::Graph& body, const std::vector<FTensorPtr
   return lanes;
 }
 
+std::atomic<bool> g_shareBlockValues{true};
+
+// Bytes one worker may keep of values shared between blocks (below).
+constexpr double kSharedBytesPerWorker = 128.0 * (1 << 20);
+
 void allocate(FTensor& t, const ir::Shape& shape, Lanes l) {
   t.shape = shape;
   size_t n = static_cast<size_t>(ir::numElements(shape));
@@ -92,6 +97,8 @@ void allocate(FTensor& t, const ir::Shape& shape, Lanes l) {
 }
 
 }  // namespace
+
+void setBlockValueSharing(bool on) { g_shareBlockValues = on; }
 
 bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<FTensorPtr>& args,
                     const std::vector<char>& resultNeed, const Trial& trial, ThreadPool* pool,
@@ -225,7 +232,95 @@ bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<
     return true;
   };
 
-  const int64_t gx = cfg.grid[0], gy = cfg.grid[1];
+  // Values blocks share (docs/verifier.md, "Values blocks share"). A body
+  // value is a function of the block's coordinates along the grid dims its
+  // tiles map (`dims`, a bit per dim of more than one block) and, where a
+  // tile walks the for-loop or a scan runs over it, of the iteration: the
+  // ops are exact field functions of their operands. So blocks that agree
+  // on those coordinates compute it alike (a K normalization recomputed by
+  // every row block), and a value that does not change between iterations
+  // is the same in each. Such a value is kept, one slot per iteration where
+  // it changes, while the coordinates it depends on stay the same; the
+  // blocks are visited with the dims that the most kept elements do not
+  // depend on innermost, so consecutive blocks reuse them. Accumulators and
+  // scans carry state and are always run (on shared operands, cheaply).
+  const int64_t grid3[3] = {cfg.grid[0], cfg.grid[1], cfg.grid[2]};
+  uint8_t fullMask = 0;
+  for (int gd = 0; gd < 3; ++gd)
+    if (grid3[gd] > 1) fullMask = static_cast<uint8_t>(fullMask | (1 << gd));
+  std::vector<uint8_t> dims(body.values.size(), 0);
+  std::vector<char> perIteration(body.values.size(), 0);
+  for (const ir::Op& op : body.ops) {
+    uint8_t d = 0;
+    char varies = 0;
+    if (op.kind == OpKind::Tile) {
+      for (int gd = 0; gd < 3; ++gd)
+        if (op.imap[static_cast<size_t>(gd)] >= 0 && grid3[gd] > 1) d = static_cast<uint8_t>(d | (1 << gd));
+      varies = op.fmap >= 0 && cfg.forloop > 1;
+    } else {
+      for (ValueId in : op.inputs) {
+        d = static_cast<uint8_t>(d | dims[static_cast<size_t>(in)]);
+        varies = static_cast<char>(varies | perIteration[static_cast<size_t>(in)]);
+      }
+      if (op.kind == OpKind::Scan) varies = cfg.forloop > 1;
+    }
+    for (ValueId r : op.results) {
+      dims[static_cast<size_t>(r)] = d;
+      perIteration[static_cast<size_t>(r)] = varies;
+    }
+  }
+  std::vector<char> shared(body.values.size(), 0);
+  std::vector<int64_t> slots(body.values.size(), 1);
+  double weight[3] = {0, 0, 0};  // kept elements that do not depend on each dim
+  if (g_shareBlockValues.load(std::memory_order_relaxed)) {
+    double bytes = 0;
+    for (const ir::Op& op : body.ops) {
+      if (op.results.empty()) continue;
+      switch (op.kind) {
+        case OpKind::Input:
+        case OpKind::Const:
+        case OpKind::Save:
+        case OpKind::Accum:
+        case OpKind::Scan: continue;
+        default: break;
+      }
+      const ValueId r = op.results[0];
+      const size_t v = static_cast<size_t>(r);
+      const bool acrossBlocks = dims[v] != fullMask;
+      const bool acrossIterations = !perIteration[v] && !after[v] && cfg.forloop > 1;
+      if (!acrossBlocks && !acrossIterations) continue;
+      slots[v] = perIteration[v] ? cfg.forloop : 1;
+      const double elems = static_cast<double>(ir::numElements(body.value(r).shape)) * static_cast<double>(slots[v]);
+      if (bytes + elems * 3 * sizeof(u64) > kSharedBytesPerWorker) continue;
+      bytes += elems * 3 * sizeof(u64);
+      shared[v] = 1;
+      for (int gd = 0; gd < 3; ++gd)
+        if ((fullMask >> gd & 1) && !(dims[v] >> gd & 1)) weight[gd] += elems;
+    }
+  }
+  // The visiting order: dims by weight, heaviest innermost.
+  int order[3] = {0, 1, 2};
+  std::stable_sort(order, order + 3, [&](int a, int b) { return weight[a] > weight[b]; });
+  auto blockAt = [&](int64_t i, int64_t* block) {
+    if (onlyBlocks) {
+      int64_t b = (*onlyBlocks)[static_cast<size_t>(i)];
+      block[0] = b % grid3[0];
+      block[1] = (b / grid3[0]) % grid3[1];
+      block[2] = b / (grid3[0] * grid3[1]);
+      return b;
+    }
+    for (int k = 0; k < 3; ++k) {
+      block[order[k]] = i % grid3[order[k]];
+      i /= grid3[order[k]];
+    }
+    return block[0] + grid3[0] * (block[1] + grid3[1] * block[2]);
+  };
+  struct Kept {
+    int64_t key = -1;  // the coordinates it depends on, packed
+    std::vector<FTensor> slot;
+    std::vector<char> filled;
+  };
+
   std::atomic<bool> zeroDivisor{false};
   // Many blocks: blocks in parallel, ops serial. Fewer blocks than threads
   // (a one-block kernel with a long for-loop, say): blocks in turn, each op
@@ -234,16 +329,49 @@ bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<
   const int threads = pool ? pool->threads() : 1;
   ThreadPool* blockPool = blocks >= 2 * threads ? pool : nullptr;
   ThreadPool* opPool = blockPool ? nullptr : pool;
-  parallelFor(blockPool, blocks, 1, [&](int64_t lo, int64_t hi) {
+  // Runs of consecutive blocks (a few per thread) so that kept values serve
+  // many blocks.
+  const int64_t grain = blockPool ? std::max<int64_t>(1, blocks / (4 * static_cast<int64_t>(threads))) : 1;
+  parallelFor(blockPool, blocks, grain, [&](int64_t lo, int64_t hi) {
     std::vector<FTensor> vals(body.values.size());
+    std::vector<Kept> kept(body.values.size());
+    std::vector<const FTensor*> cur(body.values.size(), nullptr);  // a kept value's slot in use
+    for (size_t v = 0; v < kept.size(); ++v)
+      if (shared[v]) {
+        kept[v].slot.resize(static_cast<size_t>(slots[v]));
+        kept[v].filled.assign(static_cast<size_t>(slots[v]), 0);
+      }
     auto valueOf = [&](ValueId v) -> const FTensor* {
+      if (const FTensor* c = cur[static_cast<size_t>(v)]) return c;
       const ir::Op& prod = body.producer(v);
       return prod.kind == OpKind::Const ? &constants[static_cast<size_t>(v)] : &vals[static_cast<size_t>(v)];
     };
+    // Where op's result goes in this block and iteration: its kept slot
+    // (`reuse` when already filled for these coordinates) or vals.
+    auto target = [&](ValueId r, int64_t it, bool& reuse) -> FTensor& {
+      const size_t v = static_cast<size_t>(r);
+      reuse = false;
+      if (!shared[v]) return vals[v];
+      Kept& k = kept[v];
+      const size_t s = perIteration[v] ? static_cast<size_t>(it) : 0;
+      reuse = k.filled[s] != 0;
+      k.filled[s] = 1;  // filled once written (an aborted block abandons the whole evaluation)
+      cur[v] = &k.slot[s];
+      return k.slot[s];
+    };
     std::vector<const FTensor*> ins;
     for (int64_t i = lo; i < hi && !zeroDivisor.load(std::memory_order_relaxed); ++i) {
-      const int64_t b = onlyBlocks ? (*onlyBlocks)[static_cast<size_t>(i)] : i;
-      const int64_t block[3] = {b % gx, (b / gx) % gy, b / (gx * gy)};
+      int64_t block[3];
+      const int64_t b = blockAt(i, block);
+      for (size_t v = 0; v < kept.size(); ++v) {
+        if (!shared[v]) continue;
+        int64_t key = 0;
+        for (int gd = 2; gd >= 0; --gd) key = key * grid3[gd] + ((dims[v] >> gd & 1) ? block[gd] : 0);
+        if (key != kept[v].key) {
+          kept[v].key = key;
+          std::fill(kept[v].filled.begin(), kept[v].filled.end(), 0);
+        }
+      }
       for (int64_t it = 0; it < cfg.forloop; ++it) {
         for (const ir::Op& op : body.ops) {
           if (op.kind == OpKind::Input || op.kind == OpKind::Const || op.kind == OpKind::Save) continue;
@@ -306,7 +434,12 @@ bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<
             continue;
           }
           if (after[static_cast<size_t>(res)]) continue;
-          FTensor& out = vals[static_cast<size_t>(res)];
+          bool reuse = false;
+          FTensor& out = target(res, it, reuse);
+          if (reuse) {
+            record(res, b, it, out);
+            continue;
+          }
           if (op.kind == OpKind::Tile) {
             ValueId argValue = op.inputs[0];
             const FTensor& arg = *args[static_cast<size_t>(argIndex[static_cast<size_t>(argValue)])];
@@ -369,14 +502,17 @@ bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<
         if (op.results.empty() || op.kind == OpKind::Input || op.kind == OpKind::Const) continue;
         ValueId res = op.results[0];
         if (!after[static_cast<size_t>(res)]) continue;
-        ins.clear();
-        for (ValueId in : op.inputs) ins.push_back(valueOf(in));
-        if (!applyOp(op, ins, body.value(res).shape, trial, opPool, vals[static_cast<size_t>(res)],
-                     need[static_cast<size_t>(res)])) {
-          zeroDivisor = true;
-          return;
+        bool reuse = false;
+        FTensor& out = target(res, 0, reuse);
+        if (!reuse) {
+          ins.clear();
+          for (ValueId in : op.inputs) ins.push_back(valueOf(in));
+          if (!applyOp(op, ins, body.value(res).shape, trial, opPool, out, need[static_cast<size_t>(res)])) {
+            zeroDivisor = true;
+            return;
+          }
         }
-        record(res, b, 0, vals[static_cast<size_t>(res)]);
+        record(res, b, 0, out);
       }
     }
   });

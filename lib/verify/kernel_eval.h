@@ -41,4 +41,10 @@ bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<
                     const FullProductLookup* fullProduct = nullptr,
                     const std::vector<int64_t>* onlyBlocks = nullptr);
 
+// Blocks share the body values that do not depend on all of their
+// coordinates, and iterations those that do not change between them
+// (kernel_eval.cpp, docs/verifier.md "Values blocks share"); on by default.
+// Tests turn it off to compare the two evaluations element by element.
+void setBlockValueSharing(bool on);
+
 }  // namespace mirage::verify

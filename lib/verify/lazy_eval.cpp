@@ -377,8 +377,14 @@ struct LazyEvaluator::Impl {
            !ir::isLayoutOp(k);
   }
 
-  // Memoized elements cost memory (about 100 bytes each): at most this many.
-  static constexpr size_t kMaxMemo = size_t{1} << 20;
+  // Memoized elements cost memory (about 100 bytes each) and a hash-table
+  // insertion each (about a microsecond with the table's growth): at most
+  // this many. The pre-check's samples memoize up to 49,000 elements on the
+  // examples' candidates that need them (GQA's two kernels), 11,000 on the
+  // equiv suite; a cone that needs more is the whole program near enough
+  // (QKNorm+GQA's three-kernel candidate: the sample filled 2^20 entries in
+  // 1.5 s, then trial 0 whole took 1.1 s), so the check evaluates it whole.
+  static constexpr size_t kMaxMemo = size_t{1} << 17;
 
   void spend() {
     if (--budget < 0 || memo.size() + bodyMemo.size() > kMaxMemo) throw OverBudget{};

@@ -26,9 +26,11 @@
 #include <string>
 #include <vector>
 
+#include "kernel_eval.h"
 #include "lazy_eval.h"
 #include "mirage/parse/parser.h"
 #include "mirage/verify/fingerprint.h"
+#include "mirage/verify/thread_pool.h"
 #include "mirage/verify/verifier.h"
 
 namespace fs = std::filesystem;
@@ -106,6 +108,32 @@ int sampledMismatches(const mirage::ir::Graph& g, uint64_t seed, const std::stri
   return bad;
 }
 
+// Blocks that share values (kernel_eval.h, setBlockValueSharing) must give
+// exactly the evaluation in which every block computes every value: every
+// lane of every output element. Returns the mismatching outputs.
+int sharingMismatches(const mirage::ir::Graph& g, uint64_t seed, const std::string& what) {
+  Trial t(seed, 0, 0);
+  ThreadPool pool(2);
+  setBlockValueSharing(false);
+  EvalResult alone = evaluateProgram(g, t, &pool);
+  setBlockValueSharing(true);
+  EvalResult shared = evaluateProgram(g, t, &pool);
+  if (alone.status != shared.status) {
+    std::cout << "FAIL " << what << ": sharing block values changes the evaluation's status\n";
+    return 1;
+  }
+  int bad = 0;
+  for (size_t o = 0; alone.status == EvalStatus::Ok && o < alone.outputs.size(); ++o) {
+    const FTensor& a = *alone.outputs[o];
+    const FTensor& b = *shared.outputs[o];
+    if (a.p != b.p || a.q != b.q || a.mx != b.mx) {
+      std::cout << "FAIL " << what << ": output " << o << " differs when blocks share values\n";
+      ++bad;
+    }
+  }
+  return bad;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -155,6 +183,8 @@ int main(int argc, char** argv) {
     failures += lazyMismatches(*gb, seeds[0], stem + ".b");
     failures += sampledMismatches(*ga, seeds[0], stem + ".a");
     failures += sampledMismatches(*gb, seeds[0], stem + ".b");
+    failures += sharingMismatches(*ga, seeds[0], stem + ".a");
+    failures += sharingMismatches(*gb, seeds[0], stem + ".b");
     if (expect != "error") {
       Verifier pre(*ga);
       bool passes = pre.precheck(*gb);
