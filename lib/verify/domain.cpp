@@ -546,11 +546,54 @@ DomainPlan domainPlan(const ir::Graph& program) {
   return std::move(b.plan);
 }
 
+namespace {
+
+// The distinct elements of `v`, in no particular order. A body value is
+// recorded once per block and loop step, and blocks that share it record
+// the same elements again (QKNorm+GQA's one-kernel candidate: a million
+// instances of its K normalization, 8,192 distinct), so the facts are
+// deduplicated by an open-addressed set before anything is derived from
+// them or sorted.
+std::vector<u64> distinct(const std::vector<u64>& v) {
+  std::vector<u64> out;
+  bool zero = false;
+  size_t cap = 1024;
+  std::vector<u64> table(cap, 0);  // 0: empty (zero itself is tracked apart)
+  for (u64 x : v) {
+    if (x == 0) {
+      zero = true;
+      continue;
+    }
+    if (2 * (out.size() + 1) > cap) {  // keep the load at most a half
+      cap *= 2;
+      table.assign(cap, 0);
+      for (u64 y : out)
+        for (size_t i = (y * 0x9E3779B97F4A7C15ull) >> 20 & (cap - 1);; i = (i + 1) & (cap - 1))
+          if (table[i] == 0) {
+            table[i] = y;
+            break;
+          }
+    }
+    for (size_t i = (x * 0x9E3779B97F4A7C15ull) >> 20 & (cap - 1);; i = (i + 1) & (cap - 1)) {
+      if (table[i] == x) break;
+      if (table[i] == 0) {
+        table[i] = x;
+        out.push_back(x);
+        break;
+      }
+    }
+  }
+  if (zero) out.push_back(0);
+  return out;
+}
+
+}  // namespace
+
 FactSet collectFacts(const DomainPlan& plan, const std::vector<std::vector<u64>>& watched,
                      const MontField& P) {
   FactSet f;
   for (const DomainPlan::Fact& fact : plan.facts) {
-    const std::vector<u64>& v = watched[static_cast<size_t>(fact.site)];
+    const std::vector<u64> v = distinct(watched[static_cast<size_t>(fact.site)]);
     std::vector<u64>& dst = fact.cond == Cond::NonZero ? f.nonZero : f.nonNeg;
     dst.insert(dst.end(), v.begin(), v.end());
     // u != 0 gives -u != 0: a candidate may divide by b - a where the
@@ -585,7 +628,7 @@ std::string unmetCondition(const DomainPlan& plan, const std::vector<std::vector
     bool ok = nd.bySign;
     if (!ok && nd.site >= 0) {
       const std::vector<u64>& set = nd.cond == Cond::NonZero ? facts.nonZero : facts.nonNeg;
-      const std::vector<u64>& fp = watched[static_cast<size_t>(nd.site)];
+      const std::vector<u64> fp = distinct(watched[static_cast<size_t>(nd.site)]);
       ok = !set.empty() && std::all_of(fp.begin(), fp.end(), [&](u64 x) { return inSet(set, x); });
     }
     if (!ok && !nd.children.empty()) {

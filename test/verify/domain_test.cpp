@@ -4,6 +4,7 @@
 // bound rule.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <sstream>
 #include <string>
 
@@ -116,4 +117,30 @@ TEST_CASE("'equivalent' is never printed with a bound above 1e-9", "[domain][bou
   CHECK_FALSE(v.undefined);
   CHECK(v.message.find("error bound") != std::string::npos);
   CHECK(formatVerdict(v, o).rfind("not proven: ", 0) == 0);
+}
+
+TEST_CASE("facts are the distinct instances, with zero and negations, whatever the repetition", "[domain]") {
+  // A body value recorded once per block and loop step repeats its elements
+  // (collectFacts deduplicates them before deriving and sorting).
+  MontField P;  // the default prime
+  DomainPlan plan;
+  plan.facts.push_back({0, Cond::NonZero, 0, 0});
+  plan.facts.push_back({1, Cond::NonNeg, 0, 0});
+  std::vector<u64> site0, site1;
+  for (int rep = 0; rep < 3000; ++rep)
+    for (u64 x = 1; x <= 700; ++x) {
+      site0.push_back(P.toMont(x));
+      site1.push_back(rep % 2 ? u64{0} : P.toMont(x * 7));
+    }
+  FactSet f = collectFacts(plan, {site0, site1}, P);
+  REQUIRE(f.nonZero.size() == 1400);  // 700 values and their negations
+  REQUIRE(f.nonNeg.size() == 701);    // 700 values and zero
+  CHECK(std::is_sorted(f.nonZero.begin(), f.nonZero.end()));
+  CHECK(std::is_sorted(f.nonNeg.begin(), f.nonNeg.end()));
+  for (u64 x = 1; x <= 700; ++x) {
+    CHECK(std::binary_search(f.nonZero.begin(), f.nonZero.end(), P.toMont(x)));
+    CHECK(std::binary_search(f.nonZero.begin(), f.nonZero.end(), P.neg(P.toMont(x))));
+    CHECK(std::binary_search(f.nonNeg.begin(), f.nonNeg.end(), P.toMont(x * 7)));
+  }
+  CHECK(std::binary_search(f.nonNeg.begin(), f.nonNeg.end(), u64{0}));
 }
