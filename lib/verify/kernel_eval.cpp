@@ -275,15 +275,11 @@ bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<
   if (g_shareBlockValues.load(std::memory_order_relaxed)) {
     double bytes = 0;
     for (const ir::Op& op : body.ops) {
-      if (op.results.empty()) continue;
-      switch (op.kind) {
-        case OpKind::Input:
-        case OpKind::Const:
-        case OpKind::Save:
-        case OpKind::Accum:
-        case OpKind::Scan: continue;
-        default: break;
-      }
+      // Not kept: what is not computed (inputs, constants), saves, and the
+      // ops that carry state from step to step.
+      if (op.results.empty() || op.kind == OpKind::Input || op.kind == OpKind::Const || op.kind == OpKind::Accum ||
+          op.kind == OpKind::Scan)
+        continue;
       const ValueId r = op.results[0];
       const size_t v = static_cast<size_t>(r);
       const bool acrossBlocks = dims[v] != fullMask;

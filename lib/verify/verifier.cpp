@@ -160,23 +160,22 @@ struct Verifier::Impl {
   std::unique_ptr<FingerprintCache> cache;
   std::unique_ptr<FingerprintCache> inputs;  // the inputs' fingerprints, per trial (Options::inputBytes)
   std::mutex refMu;  // guards refOutputs (and serializes reference evaluations)
-  std::map<std::tuple<int, int, bool>, EvalResult> refOutputs;  // (trial, attempt, watched)
+  std::map<std::pair<int, int>, EvalResult> refOutputs;  // (trial, attempt)
 
   // A copy (the tensors are shared): a cancelled evaluation is returned but
-  // never stored, so a later check evaluates the reference again. With
-  // `watched`, the reference's domain sites are recorded too.
-  EvalResult reference(int trial, int attempt, const Cancel& cancel, bool watched = false) {
+  // never stored, so a later check evaluates the reference again. The
+  // reference's domain sites are recorded whenever it has some: watching
+  // costs a copy of the watched values, evaluating the reference again all
+  // of it, so one evaluation serves the pre-check (which ignores them) and
+  // the full check alike.
+  EvalResult reference(int trial, int attempt, const Cancel& cancel) {
     std::lock_guard<std::mutex> lock(refMu);
-    // Watching costs a copy of the watched values, evaluating the reference
-    // again costs all of it: a trial is evaluated once, watched whenever the
-    // reference has sites to watch, and serves both kinds of caller.
-    watched = !refWatchList.empty();
-    auto key = std::make_tuple(trial, attempt, watched);
+    auto key = std::make_pair(trial, attempt);
     auto it = refOutputs.find(key);
     if (it != refOutputs.end()) return it->second;
     Trial t(options.seed, static_cast<u64>(trial), static_cast<u64>(attempt));
-    EvalResult r = evaluateProgram(ref, t, pool.get(), cache.get(), &cancel, watched ? &refWatchList : nullptr,
-                                   inputs.get());
+    EvalResult r = evaluateProgram(ref, t, pool.get(), cache.get(), &cancel,
+                                   refWatchList.empty() ? nullptr : &refWatchList, inputs.get());
     if (r.status != EvalStatus::Cancelled) refOutputs.emplace(key, r);
     return r;
   }
@@ -224,7 +223,7 @@ struct Verifier::Impl {
                 const DomainCheck* domain = nullptr) {
     bool watch = domain && domain->refWatch();
     for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
-      EvalResult r = reference(trial, attempt, cancel, watch);
+      EvalResult r = reference(trial, attempt, cancel);
       if (r.status == EvalStatus::Cancelled) {
         markCancelled(v);
         return false;
