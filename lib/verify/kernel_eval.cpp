@@ -85,8 +85,10 @@ std::vector<Lanes> bodyLanes(const ir::Graph& body, const std::vector<FTensorPtr
 
 std::atomic<bool> g_shareBlockValues{true};
 
-// Bytes one worker may keep of values shared between blocks (below).
-constexpr double kSharedBytesPerWorker = 128.0 * (1 << 20);
+// Bytes one run of blocks may keep of values shared between blocks (below;
+// one run per thread at a time: 16 threads keep at most 1 GB). QKNorm+GQA's
+// one-kernel candidate keeps about 9 MB (its K normalization, 32 steps).
+constexpr double kSharedBytesPerWorker = 64.0 * (1 << 20);
 
 void allocate(FTensor& t, const ir::Shape& shape, Lanes l) {
   t.shape = shape;
