@@ -42,14 +42,17 @@ std::optional<mirage::ir::Graph> loadExample(const Context& ctx, const std::stri
 }
 
 // The verifier: field arithmetic rate, and full checks of the bundled
-// μGraphs against their programs at the real shapes.
+// μGraphs against their programs at the real shapes (the last one the
+// search's own candidate for QKNorm+GQA).
 std::vector<mirage::verify::Measurement> verifySection(const Context& ctx) {
   std::vector<mirage::verify::Measurement> out;
   out.push_back(mirage::verify::measureMulAddRate(0.5));
   mirage::verify::Options options;
   options.threads = ctx.threads;
   const std::pair<const char*, const char*> pairs[] = {
-      {"gqa.mg", "gqa_flash.mg"}, {"rmsnorm_linear.mg", "rmsnorm_linear_fused.mg"}};
+      {"gqa.mg", "gqa_flash.mg"},
+      {"rmsnorm_linear.mg", "rmsnorm_linear_fused.mg"},
+      {"qknorm_gqa.mg", "qknorm_gqa_fused.mg"}};
   for (auto [ref, cand] : pairs) {
     auto a = loadExample(ctx, ref);
     auto b = loadExample(ctx, cand);
