@@ -556,32 +556,28 @@ namespace {
 // them or sorted.
 std::vector<u64> distinct(const std::vector<u64>& v) {
   std::vector<u64> out;
+  std::vector<u64> table(1024, 0);  // 0: empty (zero itself is tracked apart)
   bool zero = false;
-  size_t cap = 1024;
-  std::vector<u64> table(cap, 0);  // 0: empty (zero itself is tracked apart)
+  auto place = [&](u64 x) {  // true when x was not in the table yet
+    const size_t mask = table.size() - 1;
+    for (size_t i = (x * 0x9E3779B97F4A7C15ull) >> 20 & mask;; i = (i + 1) & mask) {
+      if (table[i] == x) return false;
+      if (table[i] == 0) {
+        table[i] = x;
+        return true;
+      }
+    }
+  };
   for (u64 x : v) {
     if (x == 0) {
       zero = true;
       continue;
     }
-    if (2 * (out.size() + 1) > cap) {  // keep the load at most a half
-      cap *= 2;
-      table.assign(cap, 0);
-      for (u64 y : out)
-        for (size_t i = (y * 0x9E3779B97F4A7C15ull) >> 20 & (cap - 1);; i = (i + 1) & (cap - 1))
-          if (table[i] == 0) {
-            table[i] = y;
-            break;
-          }
+    if (2 * (out.size() + 1) > table.size()) {  // keep the load at most a half
+      table.assign(2 * table.size(), 0);
+      for (u64 y : out) place(y);
     }
-    for (size_t i = (x * 0x9E3779B97F4A7C15ull) >> 20 & (cap - 1);; i = (i + 1) & (cap - 1)) {
-      if (table[i] == x) break;
-      if (table[i] == 0) {
-        table[i] = x;
-        out.push_back(x);
-        break;
-      }
-    }
+    if (place(x)) out.push_back(x);
   }
   if (zero) out.push_back(0);
   return out;

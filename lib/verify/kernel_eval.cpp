@@ -102,6 +102,24 @@ void allocate(FTensor& t, const ir::Shape& shape, Lanes l) {
 
 void setBlockValueSharing(bool on) { g_shareBlockValues = on; }
 
+int64_t linearBlock(const std::array<int64_t, 3>& grid, const int64_t* at) {
+  return at[0] + grid[0] * (at[1] + grid[1] * at[2]);
+}
+
+std::array<int64_t, 3> blockCoords(const std::array<int64_t, 3>& grid, int64_t linear) {
+  return {linear % grid[0], (linear / grid[0]) % grid[1], linear / (grid[0] * grid[1])};
+}
+
+std::array<int64_t, 3> blockWriting(const ir::Op& save, const ir::Shape& chunk, const std::array<int64_t, 3>& grid,
+                                    const int64_t* idx) {
+  std::array<int64_t, 3> at = {0, 0, 0};
+  for (int gd = 0; gd < 3; ++gd) {
+    int d = save.omap[static_cast<size_t>(gd)];
+    if (d >= 0 && grid[static_cast<size_t>(gd)] > 1) at[static_cast<size_t>(gd)] = idx[d] / chunk[static_cast<size_t>(d)];
+  }
+  return at;
+}
+
 bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<FTensorPtr>& args,
                     const std::vector<char>& resultNeed, const Trial& trial, ThreadPool* pool,
                     std::vector<std::shared_ptr<FTensor>>& results,
@@ -302,16 +320,15 @@ bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<
   auto blockAt = [&](int64_t i, int64_t* block) {
     if (onlyBlocks) {
       int64_t b = (*onlyBlocks)[static_cast<size_t>(i)];
-      block[0] = b % grid3[0];
-      block[1] = (b / grid3[0]) % grid3[1];
-      block[2] = b / (grid3[0] * grid3[1]);
+      std::array<int64_t, 3> at = blockCoords(cfg.grid, b);
+      std::copy(at.begin(), at.end(), block);
       return b;
     }
     for (int k = 0; k < 3; ++k) {
       block[order[k]] = i % grid3[order[k]];
       i /= grid3[order[k]];
     }
-    return block[0] + grid3[0] * (block[1] + grid3[1] * block[2]);
+    return linearBlock(cfg.grid, block);
   };
   struct Kept {
     int64_t key = -1;  // the coordinates it depends on, packed
@@ -363,8 +380,9 @@ bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<
       const int64_t b = blockAt(i, block);
       for (size_t v = 0; v < kept.size(); ++v) {
         if (!shared[v]) continue;
-        int64_t key = 0;
-        for (int gd = 2; gd >= 0; --gd) key = key * grid3[gd] + ((dims[v] >> gd & 1) ? block[gd] : 0);
+        int64_t at[3];
+        for (int gd = 0; gd < 3; ++gd) at[gd] = (dims[v] >> gd & 1) ? block[gd] : 0;
+        const int64_t key = linearBlock(cfg.grid, at);
         if (key != kept[v].key) {
           kept[v].key = key;
           std::fill(kept[v].filled.begin(), kept[v].filled.end(), 0);

@@ -3,6 +3,7 @@
 // language (mg-language.md, "Custom kernels").
 #pragma once
 
+#include <array>
 #include <functional>
 #include <memory>
 #include <vector>
@@ -40,6 +41,18 @@ bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<
                     std::vector<std::vector<u64>>* watched = nullptr,
                     const FullProductLookup* fullProduct = nullptr,
                     const std::vector<int64_t>* onlyBlocks = nullptr);
+
+// A block's linear index, x + gx·(y + gy·z) (the order of `onlyBlocks`),
+// and back.
+int64_t linearBlock(const std::array<int64_t, 3>& grid, const int64_t* at);
+std::array<int64_t, 3> blockCoords(const std::array<int64_t, 3>& grid, int64_t linear);
+
+// The block of a kernel with `grid` whose `save` writes element `idx` of
+// the result it saves from a value of shape `chunk`: chunk idx[d] / chunk[d]
+// along each grid dim of more than one block, which the save maps to a dim d
+// (ir/check.cpp requires it); 0 along the others.
+std::array<int64_t, 3> blockWriting(const ir::Op& save, const ir::Shape& chunk, const std::array<int64_t, 3>& grid,
+                                    const int64_t* idx);
 
 // Blocks share the body values that do not depend on all of their
 // coordinates, and iterations those that do not change between them

@@ -10,6 +10,7 @@
 
 #include "demand.h"
 #include "hash.h"
+#include "kernel_eval.h"
 #include "mirage/ir/layout.h"
 #include "tensor_ops.h"
 
@@ -437,14 +438,11 @@ struct LazyEvaluator::Impl {
     const ir::Op& save = body.ops[static_cast<size_t>(k.saveOf[r])];
     const Shape& tile = body.value(save.inputs[0]).shape;
     Block block{{0, 0, 0}, 0};
-    for (int gd = 0; gd < 3; ++gd) {
-      int d = save.omap[static_cast<size_t>(gd)];
-      if (d >= 0 && kop.config.grid[static_cast<size_t>(gd)] > 1)
-        block.at[gd] = idx[static_cast<size_t>(d)] / tile[static_cast<size_t>(d)];
-    }
+    std::array<int64_t, 3> at = blockWriting(save, tile, kop.config.grid, idx.data());
+    std::copy(at.begin(), at.end(), block.at);
     Index local = idx;
     for (size_t d = 0; d < tile.size(); ++d) local[d] = idx[d] % tile[d];
-    block.linear = block.at[0] + kop.config.grid[0] * (block.at[1] + kop.config.grid[1] * block.at[2]);
+    block.linear = linearBlock(kop.config.grid, block.at);
     return bodyElement(kop, kIndex, block, save.inputs[0], -1, local, out);
   }
 

@@ -11,6 +11,7 @@
 #include "domain.h"
 #include "mirage/ir/check.h"
 #include "hash.h"
+#include "kernel_eval.h"
 #include "lazy_eval.h"
 #include "nested_exp.h"
 #include "real_witness.h"
@@ -83,8 +84,7 @@ std::vector<std::vector<int64_t>> sampledElements(const Trial& trial, const std:
 // few blocks that write them: per op of the candidate, those blocks
 // (evaluateProgram's sampledBlocks), at most three per output. Empty when
 // this does not apply: an output made otherwise, a kernel reading an
-// earlier result (its cone is what the lazy evaluator finds), or a grid dim
-// of more than one block that the save does not map.
+// earlier result (its cone is what the lazy evaluator finds).
 std::vector<std::vector<int64_t>> blocksWriting(const ir::Graph& cand,
                                                 const std::vector<std::vector<int64_t>>& samples) {
   std::vector<std::vector<int64_t>> blocks(cand.ops.size());
@@ -104,16 +104,7 @@ std::vector<std::vector<int64_t>> blocksWriting(const ir::Graph& cand,
     std::vector<int64_t>& list = blocks[static_cast<size_t>(&k - cand.ops.data())];
     for (int64_t flat : samples[o]) {
       std::vector<int64_t> idx = unflatten(flat, cand.value(v).shape);
-      int64_t coord[3] = {0, 0, 0};
-      for (int gd = 0; gd < 3; ++gd) {
-        int d = save->omap[static_cast<size_t>(gd)];
-        if (d < 0) {
-          if (grid[static_cast<size_t>(gd)] != 1) return {};
-          continue;
-        }
-        coord[gd] = idx[static_cast<size_t>(d)] / chunk[static_cast<size_t>(d)];
-      }
-      int64_t b = coord[0] + grid[0] * (coord[1] + grid[1] * coord[2]);
+      int64_t b = linearBlock(grid, blockWriting(*save, chunk, grid, idx.data()).data());
       if (std::find(list.begin(), list.end(), b) == list.end()) list.push_back(b);
     }
   }

@@ -88,10 +88,10 @@ class Verifier {
 
   // Cheap test that rejects most wrong candidates (one trial, a sample of
   // output elements: from the blocks that write them where the outputs'
-  // kernels read only program inputs, else demand-driven). False means certainly not
-  // equivalent: the candidate differs at a sampled element, so check() will
-  // not prove it (mismatched signatures also give false). A zero divisor
-  // makes it inconclusive: true.
+  // kernels read only program inputs, else demand-driven). False means
+  // certainly not equivalent: the candidate differs at a sampled element,
+  // so check() will not prove it (mismatched signatures also give false).
+  // A zero divisor makes it inconclusive: true.
   // A cancelled pre-check returns true (inconclusive); check() then reports
   // the cancellation.
   bool precheck(const ir::Graph& candidate, const Cancel& cancel = {}) const;
