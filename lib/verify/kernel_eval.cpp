@@ -90,6 +90,18 @@ std::atomic<bool> g_shareBlockValues{true};
 // one-kernel candidate keeps about 9 MB (its K normalization, 32 steps).
 constexpr double kSharedBytesPerWorker = 64.0 * (1 << 20);
 
+// About the field operations one element of op's result takes, to rank the
+// orders in which blocks may be visited: a product's contraction, a
+// reduction's reduced extent, one for the rest (copies and element-wise ops).
+double workPerElement(const ir::Graph& body, const ir::Op& op) {
+  const bool reduction = op.kind == OpKind::ReduceSum || op.kind == OpKind::ReduceMean || op.kind == OpKind::ReduceMax;
+  if (op.kind != OpKind::Matmul && !reduction) return 1;
+  const ir::Shape& in = body.value(op.inputs[0]).shape;
+  if (op.kind == OpKind::Matmul) return static_cast<double>(in.back());
+  return static_cast<double>(ir::numElements(in)) /
+         static_cast<double>(std::max<int64_t>(1, ir::numElements(body.value(op.results[0]).shape)));
+}
+
 void allocate(FTensor& t, const ir::Shape& shape, Lanes l) {
   t.shape = shape;
   size_t n = static_cast<size_t>(ir::numElements(shape));
@@ -291,7 +303,7 @@ bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<
   }
   std::vector<char> shared(body.values.size(), 0);
   std::vector<int64_t> slots(body.values.size(), 1);
-  double weight[3] = {0, 0, 0};  // kept elements that do not depend on each dim
+  std::vector<double> keptCost(body.values.size(), 0);  // work to compute a kept value once, all its slots
   if (g_shareBlockValues.load(std::memory_order_relaxed)) {
     double bytes = 0;
     for (const ir::Op& op : body.ops) {
@@ -310,13 +322,37 @@ bool evaluateKernel(const ir::Graph& g, const ir::Op& kernel, const std::vector<
       if (bytes + elems * 3 * sizeof(u64) > kSharedBytesPerWorker) continue;
       bytes += elems * 3 * sizeof(u64);
       shared[v] = 1;
-      for (int gd = 0; gd < 3; ++gd)
-        if ((fullMask >> gd & 1) && !(dims[v] >> gd & 1)) weight[gd] += elems;
+      keptCost[v] = elems * workPerElement(body, op);
     }
   }
-  // The visiting order: dims by weight, heaviest innermost.
+  // The visiting order (innermost dim first): the one under which the kept
+  // values are computed with the least work. A kept value is computed again
+  // whenever a dim it depends on changes, i.e. once per block divided by
+  // the extents of the innermost dims it does not depend on. (Counting
+  // kept elements instead put a V tile's copy, reused along the row dim,
+  // before the score matmul reused along the head-dim split.)
   int order[3] = {0, 1, 2};
-  std::stable_sort(order, order + 3, [&](int a, int b) { return weight[a] > weight[b]; });
+  {
+    auto work = [&](const int* o) {
+      double total = 0;
+      for (size_t v = 0; v < keptCost.size(); ++v) {
+        if (!shared[v]) continue;
+        double computed = static_cast<double>(blockCount);
+        for (int k = 0; k < 3 && !(dims[v] >> o[k] & 1); ++k) computed /= static_cast<double>(grid3[o[k]]);
+        total += computed * keptCost[v];
+      }
+      return total;
+    };
+    int candidate[3] = {0, 1, 2};
+    double best = work(order);
+    while (std::next_permutation(candidate, candidate + 3)) {
+      double w = work(candidate);
+      if (w < best) {
+        best = w;
+        std::copy(candidate, candidate + 3, order);
+      }
+    }
+  }
   auto blockAt = [&](int64_t i, int64_t* block) {
     if (onlyBlocks) {
       int64_t b = (*onlyBlocks)[static_cast<size_t>(i)];
