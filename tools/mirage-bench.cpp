@@ -35,6 +35,13 @@ struct Context {
 // The six source programs, in the order every section reports them.
 const char* const kExamples[] = {"rmsnorm_linear", "gqa", "gated_mlp", "lora", "ntrans", "qknorm_gqa"};
 
+// The bundled μGraphs with the programs they implement (the last one the
+// search's own candidate for QKNorm+GQA), checked by the verify and numerics
+// sections.
+const std::pair<const char*, const char*> kCheckedPairs[] = {{"gqa.mg", "gqa_flash.mg"},
+                                                             {"rmsnorm_linear.mg", "rmsnorm_linear_fused.mg"},
+                                                             {"qknorm_gqa.mg", "qknorm_gqa_fused.mg"}};
+
 using Section = std::function<std::vector<mirage::verify::Measurement>(const Context&)>;
 
 std::optional<mirage::ir::Graph> loadExample(const Context& ctx, const std::string& file) {
@@ -49,16 +56,31 @@ std::vector<mirage::verify::Measurement> verifySection(const Context& ctx) {
   out.push_back(mirage::verify::measureMulAddRate(0.5));
   mirage::verify::Options options;
   options.threads = ctx.threads;
-  const std::pair<const char*, const char*> pairs[] = {
-      {"gqa.mg", "gqa_flash.mg"},
-      {"rmsnorm_linear.mg", "rmsnorm_linear_fused.mg"},
-      {"qknorm_gqa.mg", "qknorm_gqa_fused.mg"}};
-  for (auto [ref, cand] : pairs) {
+  for (auto [ref, cand] : kCheckedPairs) {
     auto a = loadExample(ctx, ref);
     auto b = loadExample(ctx, cand);
     if (!a || !b) throw std::runtime_error(fmt::format("cannot read {} or {}", ref, cand));
     auto m = mirage::verify::measureCheck(fmt::format("{} vs {}", ref, cand), *a, *b, options, 3);
     out.insert(out.end(), m.begin(), m.end());
+  }
+  return out;
+}
+
+// The numerics check mirage-opt runs on a candidate before choosing it
+// (driver/numerics.h), on the bundled μGraphs at the real shapes: the first
+// check (the input's results and float64 reference included) and each later
+// candidate's.
+std::vector<mirage::verify::Measurement> numericsSection(const Context& ctx) {
+  std::vector<mirage::verify::Measurement> out;
+  for (auto [ref, cand] : kCheckedPairs) {
+    auto a = loadExample(ctx, ref);
+    auto b = loadExample(ctx, cand);
+    if (!a || !b) throw std::runtime_error(fmt::format("cannot read {} or {}", ref, cand));
+    const auto r = mirage::driver::benchNumerics(*a, *b, ctx.threads, 2);
+    const std::string name = fmt::format("{} vs {}", ref, cand);
+    out.push_back({name + ": first numerics check (the input's baseline included)", r.firstSeconds, "s"});
+    out.push_back({name + ": numerics check of a further candidate", r.candidateSeconds, "s"});
+    out.push_back({name + ": passes", r.passed ? 1.0 : 0.0, ""});
   }
   return out;
 }
@@ -143,13 +165,13 @@ std::vector<mirage::verify::Measurement> gpuSection(const Context& ctx) {
 
 int main(int argc, char** argv) {
   const std::map<std::string, Section> sections = {
-      {"verify", verifySection}, {"search", searchSection}, {"gpu", gpuSection}};
+      {"verify", verifySection}, {"numerics", numericsSection}, {"search", searchSection}, {"gpu", gpuSection}};
   CLI::App app{"mirage-bench: measure the components of mirage-opt"};
   std::vector<std::string> chosen;
   Context ctx;
   ctx.examples = "examples";
   bool& json = ctx.json;
-  app.add_option("--section", chosen, "sections to run (default: all): verify, search, gpu")
+  app.add_option("--section", chosen, "sections to run (default: all): verify, numerics, search, gpu")
       ->check(CLI::IsMember([&] {
         std::vector<std::string> names;
         for (auto& [n, s] : sections) names.push_back(n);

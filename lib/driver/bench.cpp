@@ -1,4 +1,4 @@
-// mirage-bench's search section (see driver/bench.h).
+// mirage-bench's search and numerics sections (see driver/bench.h).
 #include "mirage/driver/bench.h"
 
 #include <fmt/format.h>
@@ -8,8 +8,12 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
+#include <limits>
+#include <algorithm>
 
 #include "mirage/driver/driver.h"
+#include "mirage/driver/numerics.h"
 
 namespace mirage::driver {
 
@@ -73,6 +77,24 @@ std::string formatSearchBench(const std::vector<SearchBenchRow>& rows) {
                      r.states, r.pruned, r.prunedByBound, r.itemsPrunedByBound, r.verified, r.bestKernels, r.bestUs);
   }
   return t;
+}
+
+NumericsBench benchNumerics(const ir::Graph& input, const ir::Graph& candidate, int threads, int repeats) {
+  using Clock = std::chrono::steady_clock;
+  auto seconds = [](Clock::time_point since) { return std::chrono::duration<double>(Clock::now() - since).count(); };
+  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  NumericsBench b;
+  b.firstSeconds = b.candidateSeconds = std::numeric_limits<double>::infinity();
+  for (int r = 0; r < repeats; ++r) {
+    NumericsCheck check(input, 0, threads);
+    Clock::time_point start = Clock::now();
+    b.passed = check.check(candidate).passed;
+    b.firstSeconds = std::min(b.firstSeconds, seconds(start));
+    start = Clock::now();
+    check.check(candidate);
+    b.candidateSeconds = std::min(b.candidateSeconds, seconds(start));
+  }
+  return b;
 }
 
 }  // namespace mirage::driver

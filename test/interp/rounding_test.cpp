@@ -5,6 +5,7 @@
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "mirage/interp/rounding.h"
 
@@ -128,4 +129,86 @@ TEST_CASE("doubles round once, not through float", "[rounding]") {
   CHECK(interp::roundToDType(1e-300, ir::DType::F16) == 0.0f);
   CHECK(std::isnan(interp::roundToDType(std::nan(""), ir::DType::F16)));
   CHECK(interp::roundToDType(0.1, ir::DType::F32) == 0.1f);
+}
+
+TEST_CASE("f16: the bit-pattern fast path agrees with the exact conversion at every rounding boundary",
+          "[rounding]") {
+  // roundToDType rounds normal halves on the float's own bits; the exact
+  // conversions are the reference. Every float's upper 19 bits (sign,
+  // exponent, the 10 kept significand bits), with the 13 dropped bits just
+  // below, at and above the tie and at both ends.
+  // roundInPlace rounds arrays in chunks, each gone over again where it
+  // holds an overflow, inf or NaN: the same floats as one array (its length
+  // not a multiple of a chunk) must round as one by one.
+  const uint32_t lows[] = {0x0000u, 0x0001u, 0x0800u, 0x0fffu, 0x1000u, 0x1001u, 0x17ffu, 0x1fffu};
+  std::vector<float> all;
+  all.reserve((size_t{1} << 22) + 1);
+  for (uint32_t hi = 0; hi < (1u << 19); ++hi)
+    for (uint32_t low : lows) all.push_back(std::bit_cast<float>(hi << 13 | low));
+  all.push_back(1.0f);
+  std::vector<float> array = all;
+  interp::roundInPlace(array.data(), static_cast<int64_t>(array.size()), ir::DType::F16);
+  int64_t mismatches = 0;
+  uint32_t first = 0;
+  auto same = [](float a, float b) {
+    return std::isnan(a) ? std::isnan(b) : std::bit_cast<uint32_t>(a) == std::bit_cast<uint32_t>(b);
+  };
+  for (size_t i = 0; i < all.size(); ++i) {
+    const float f = all[i];
+    const float exact = interp::halfBitsToFloat(interp::floatToHalfBits(f));
+    if ((!same(exact, interp::roundToDType(f, ir::DType::F16)) || !same(exact, array[i])) && mismatches++ == 0)
+      first = std::bit_cast<uint32_t>(f);
+  }
+  INFO("first float bits " << std::hex << first);
+  CHECK(mismatches == 0);
+}
+
+namespace {
+
+// The arithmetic rounding of a double to a format (count ulps, nearbyint,
+// scale back): the reference for the bit-pattern path of roundToDType(double).
+double roundByUlps(double x, int mantBits, int minExp, double maxFinite) {
+  if (std::isnan(x) || std::isinf(x) || x == 0) return x;
+  int e;
+  std::frexp(x, &e);
+  double ulp = std::ldexp(1.0, std::max(e - 1, minExp) - mantBits);
+  double r = std::nearbyint(x / ulp) * ulp;
+  return std::fabs(r) > maxFinite ? std::copysign(std::numeric_limits<double>::infinity(), x) : r;
+}
+
+}  // namespace
+
+TEST_CASE("doubles: the bit-pattern path agrees with rounding by ulps at every tie", "[rounding]") {
+  // For every finite value v of the format: v, the midpoint to its upper
+  // neighbour (a tie), and the doubles just either side of both, with either
+  // sign.
+  struct Case {
+    ir::DType dtype;
+    int mantBits, minExp;
+    double maxFinite;
+    float (*decode)(uint16_t);
+  };
+  const Case cases[] = {{ir::DType::F16, 10, -14, 65504.0, interp::halfBitsToFloat},
+                        {ir::DType::BF16, 7, -126, 0x1.fep127, interp::bf16BitsToFloat}};
+  for (const Case& c : cases) {
+    int64_t mismatches = 0;
+    double first = 0;
+    for (uint32_t h = 0; h < 0x7fffu; ++h) {
+      const double v = c.decode(static_cast<uint16_t>(h)), next = c.decode(static_cast<uint16_t>(h + 1));
+      if (!std::isfinite(v)) continue;
+      const double mid = std::isfinite(next) ? v + (next - v) / 2 : v + (v - c.decode(static_cast<uint16_t>(h - 1))) / 2;
+      for (double x : {v, mid}) {
+        for (double y : {x, std::nextafter(x, 0.0), std::nextafter(x, std::numeric_limits<double>::infinity())}) {
+          for (double s : {y, -y}) {
+            const float got = interp::roundToDType(s, c.dtype);
+            const double want = roundByUlps(s, c.mantBits, c.minExp, c.maxFinite);
+            if (static_cast<double>(got) != want && !(std::isnan(got) && std::isnan(want)) && mismatches++ == 0)
+              first = s;
+          }
+        }
+      }
+    }
+    INFO(ir::dtypeName(c.dtype) << ": first value " << std::hexfloat << first);
+    CHECK(mismatches == 0);
+  }
 }
