@@ -2,7 +2,10 @@
 // round-to-nearest-even as IEEE 754 defines it: subnormals are kept, values at
 // or beyond the overflow threshold become infinity, NaN stays NaN (quiet).
 // The conversions are written on the bit patterns by hand so that they do not
-// depend on compiler support for _Float16 or on the FPU's rounding mode.
+// depend on compiler support for _Float16 or on the FPU's rounding mode. The
+// rounding functions take a faster path where they can (docs/interpreter.md),
+// part of which, like the arithmetic rounding of doubles, assumes the default
+// rounding mode (to nearest), which nothing in mirage-opt changes.
 #pragma once
 
 #include <cstdint>
