@@ -95,6 +95,27 @@ TEST_CASE("matmul matches a naive product, with batch broadcasting and odd K", "
   }
 }
 
+TEST_CASE("matmul of few rows and odd column counts matches a naive product", "[ops]") {
+  Trial t(9, 2, 0);
+  const MontField& P = t.P();
+  for (int64_t M : {1, 3, 4, 5})
+    for (int64_t K : {1, 16, 37})
+      for (int64_t N : {3, 4, 70, 131}) {
+        FTensor a = t.input("a", {2, M, K}), b = t.input("b", {2, K, N});
+        FTensor c = apply(t, makeOp(OpKind::Matmul), {&a, &b}, {2, M, N});
+        for (int64_t h = 0; h < 2; ++h)
+          for (int64_t i = 0; i < M; ++i)
+            for (int64_t j = 0; j < N; ++j) {
+              u64 acc = 0;
+              for (int64_t k = 0; k < K; ++k)
+                acc = P.add(acc, P.mul(a.p[static_cast<size_t>((h * M + i) * K + k)],
+                                       b.p[static_cast<size_t>((h * K + k) * N + j)]));
+              INFO("M " << M << " K " << K << " N " << N);
+              REQUIRE(c.p[static_cast<size_t>((h * M + i) * N + j)] == acc);
+            }
+      }
+}
+
 TEST_CASE("exp raises w to the exponent residue; without one it is a random function", "[ops]") {
   Trial t(5, 0, 0);
   FTensor a = t.input("a", {8}), b = t.input("b", {8});
