@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cfloat>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -79,6 +80,7 @@ namespace {
 //    [0.5, 1), whose ulp is 2^-24, and 0.75 is an even multiple of it; the
 //    subtraction is exact), and the sign is put back (a negative value that
 //    rounds to zero is -0, as the conversion gives).
+static_assert(FLT_EVAL_METHOD == 0, "the subnormal halves are rounded in float arithmetic without excess precision");
 inline uint32_t roundBitsToHalf(uint32_t a) {
   const uint32_t sign = a & 0x80000000u, mag = a & 0x7fffffffu;
   const uint32_t normal = (a + 0x0fffu + ((a >> 13) & 1u)) & ~0x1fffu;
