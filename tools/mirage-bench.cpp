@@ -48,6 +48,14 @@ std::optional<mirage::ir::Graph> loadExample(const Context& ctx, const std::stri
   return mirage::parse::parseFile(ctx.examples + "/" + file, std::cerr);
 }
 
+// A program and the bundled μGraph that implements it, both parsed.
+std::pair<mirage::ir::Graph, mirage::ir::Graph> loadPair(const Context& ctx, const char* ref, const char* cand) {
+  auto a = loadExample(ctx, ref);
+  auto b = loadExample(ctx, cand);
+  if (!a || !b) throw std::runtime_error(fmt::format("cannot read {} or {}", ref, cand));
+  return {std::move(*a), std::move(*b)};
+}
+
 // The verifier: field arithmetic rate, and full checks of the bundled
 // μGraphs against their programs at the real shapes (the last one the
 // search's own candidate for QKNorm+GQA).
@@ -57,10 +65,8 @@ std::vector<mirage::verify::Measurement> verifySection(const Context& ctx) {
   mirage::verify::Options options;
   options.threads = ctx.threads;
   for (auto [ref, cand] : kCheckedPairs) {
-    auto a = loadExample(ctx, ref);
-    auto b = loadExample(ctx, cand);
-    if (!a || !b) throw std::runtime_error(fmt::format("cannot read {} or {}", ref, cand));
-    auto m = mirage::verify::measureCheck(fmt::format("{} vs {}", ref, cand), *a, *b, options, 3);
+    const auto [a, b] = loadPair(ctx, ref, cand);
+    auto m = mirage::verify::measureCheck(fmt::format("{} vs {}", ref, cand), a, b, options, 3);
     out.insert(out.end(), m.begin(), m.end());
   }
   return out;
@@ -73,10 +79,8 @@ std::vector<mirage::verify::Measurement> verifySection(const Context& ctx) {
 std::vector<mirage::verify::Measurement> numericsSection(const Context& ctx) {
   std::vector<mirage::verify::Measurement> out;
   for (auto [ref, cand] : kCheckedPairs) {
-    auto a = loadExample(ctx, ref);
-    auto b = loadExample(ctx, cand);
-    if (!a || !b) throw std::runtime_error(fmt::format("cannot read {} or {}", ref, cand));
-    const auto r = mirage::driver::benchNumerics(*a, *b, ctx.threads, 2);
+    const auto [a, b] = loadPair(ctx, ref, cand);
+    const auto r = mirage::driver::benchNumerics(a, b, ctx.threads, 2);
     const std::string name = fmt::format("{} vs {}", ref, cand);
     out.push_back({name + ": first numerics check (the input's baseline included)", r.firstSeconds, "s"});
     out.push_back({name + ": numerics check of a further candidate", r.candidateSeconds, "s"});
