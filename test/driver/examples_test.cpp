@@ -37,16 +37,21 @@ std::string example(const std::string& name) {
 
 }  // namespace
 
+// The limits below are what the programs that do not end by themselves run
+// for (the others end within a few seconds): about four times the time to
+// their target on an idle two-core machine, for CI's load beside other tests.
 TEST_CASE("examples reach their kernel-count targets", "[slow]") {
   CHECK(kernelsFound(example("rmsnorm_linear"), "rms", 60) <= 1);
   CHECK(kernelsFound(example("lora"), "lora", 60) <= 1);
   CHECK(kernelsFound(example("gated_mlp"), "mlp", 60) <= 2);
-  CHECK(kernelsFound(example("ntrans"), "ntrans", 60) <= 2);
-  CHECK(kernelsFound(example("gqa"), "gqa", 60) <= 2);
-  // QKNorm+GQA's fused kernel comes after 20-40 s on two cores; other tests
-  // running beside this one in CI can slow the search down past 60 s, so it
-  // gets headroom here (mirage-bench --section search measures the time).
-  CHECK(kernelsFound(example("qknorm_gqa"), "qknorm", 120) <= 3);
+  // Its one-kernel best comes from pass 0, at 0.01 s.
+  CHECK(kernelsFound(example("ntrans"), "ntrans", 15) <= 2);
+  // The flash-decoding pair at 3 to 4 s, a first two-kernel plan at 1.5 s.
+  CHECK(kernelsFound(example("gqa"), "gqa", 30) <= 2);
+  // QKNorm+GQA's first verified candidate (three launches) comes at 3.5 to
+  // 5 s on two cores; its one-kernel best after 40 to 50 s, which the
+  // attention test (CMakeLists.txt) waits for.
+  CHECK(kernelsFound(example("qknorm_gqa"), "qknorm", 60) <= 3);
   // Soft-capped attention fuses into one online-softmax kernel (found after
   // about 8 s on two cores).
   CHECK(kernelsFound(example("softcap_attention"), "softcap", 60) <= 1);
@@ -60,7 +65,8 @@ TEST_CASE("examples reach their kernel-count targets", "[slow]") {
   // rejected by the numerics check at offset inputs. The tanh-GELU MLP in
   // two (the search's schedule of work items, docs/search.md).
   CHECK(kernelsFound(example("layernorm_linear"), "ln", 60, /*chosen=*/true) <= 2);
-  CHECK(kernelsFound(example("gelu_mlp"), "gelu", 60, /*chosen=*/true) <= 2);
+  // Its two-kernel best at 4 to 8 s.
+  CHECK(kernelsFound(example("gelu_mlp"), "gelu", 30, /*chosen=*/true) <= 2);
   CHECK(kernelsFound(example("rope_attention"), "rope", 30) <= 2);
 }
 
