@@ -69,6 +69,26 @@ float bf16BitsToFloat(uint16_t b) { return std::bit_cast<float>(static_cast<uint
 
 namespace {
 
+// A binary format narrower than float: stored significand bits, smallest
+// normal exponent, largest finite value, and the overflow threshold (the
+// largest finite value plus half its ulp: from there on ties and all go to
+// infinity).
+struct NarrowFormat {
+  int mantBits;
+  int minExp;
+  double smallestNormal;
+  double maxFinite;
+  double overflow;
+};
+constexpr NarrowFormat kHalf{10, -14, 0x1p-14, 65504.0, 65520.0};
+constexpr NarrowFormat kBf16{7, -126, 0x1p-126, 0x1.fep127, 0x1.ffp127};
+
+// kHalf's thresholds as float bit patterns, and the float significand bits a
+// half drops.
+constexpr uint32_t kHalfSmallestNormalBits = std::bit_cast<uint32_t>(static_cast<float>(kHalf.smallestNormal));
+constexpr uint32_t kHalfOverflowBits = std::bit_cast<uint32_t>(static_cast<float>(kHalf.overflow));
+constexpr int kHalfDroppedBits = 23 - kHalf.mantBits;
+
 // The nearest half to the float with bits a, as a float's bits, for
 // |x| < 65520 (from there on, ties included, it is infinity), without a
 // branch so that loops over arrays vectorize:
@@ -83,12 +103,12 @@ namespace {
 static_assert(FLT_EVAL_METHOD == 0, "the subnormal halves are rounded in float arithmetic without excess precision");
 inline uint32_t roundBitsToHalf(uint32_t a) {
   const uint32_t sign = a & 0x80000000u, mag = a & 0x7fffffffu;
-  const uint32_t normal = (a + 0x0fffu + ((a >> 13) & 1u)) & ~0x1fffu;
+  constexpr uint32_t dropped = (1u << kHalfDroppedBits) - 1;
+  const uint32_t normal = (a + (dropped >> 1) + ((a >> kHalfDroppedBits) & 1u)) & ~dropped;
   const float small = (std::bit_cast<float>(mag) + 0.75f) - 0.75f;
-  const uint32_t isSmall = 0u - static_cast<uint32_t>(mag < 0x38800000u);  // all ones or zero
+  const uint32_t isSmall = 0u - static_cast<uint32_t>(mag < kHalfSmallestNormalBits);  // all ones or zero
   return ((std::bit_cast<uint32_t>(small) | sign) & isSmall) | (normal & ~isSmall);
 }
-constexpr uint32_t kHalfOverflowBits = 0x477ff000u;  // 65520
 
 // The nearest half to x, as a float: roundBitsToHalf, and the exact
 // conversions for overflow, infinities and NaN. The interpreter rounds every
@@ -101,33 +121,6 @@ inline float roundFloatToHalf(float x) {
 }
 
 inline float roundFloatToBf16(float x) { return bf16BitsToFloat(floatToBf16Bits(x)); }
-
-}  // namespace
-
-float roundToDType(float x, ir::DType t) {
-  switch (t) {
-    case ir::DType::F16: return roundFloatToHalf(x);
-    case ir::DType::BF16: return roundFloatToBf16(x);
-    case ir::DType::F32: return x;
-  }
-  return x;
-}
-
-namespace {
-
-// A binary format narrower than float: stored significand bits, smallest
-// normal exponent, largest finite value, and the overflow threshold (the
-// largest finite value plus half its ulp: from there on ties and all go to
-// infinity).
-struct NarrowFormat {
-  int mantBits;
-  int minExp;
-  double smallestNormal;
-  double maxFinite;
-  double overflow;
-};
-constexpr NarrowFormat kHalf{10, -14, 0x1p-14, 65504.0, 65520.0};
-constexpr NarrowFormat kBf16{7, -126, 0x1p-126, 0x1.fep127, 0x1.ffp127};
 
 // Rounds a double to format f with ties to even. Normal results: round the
 // double's 52-bit significand to f.mantBits bits on the bit pattern (as
@@ -155,19 +148,6 @@ double roundDoubleToFormat(double x, const NarrowFormat& f) {
   return r;
 }
 
-}  // namespace
-
-float roundToDType(double x, ir::DType t) {
-  switch (t) {
-    case ir::DType::F16: return static_cast<float>(roundDoubleToFormat(x, kHalf));
-    case ir::DType::BF16: return static_cast<float>(roundDoubleToFormat(x, kBf16));
-    case ir::DType::F32: return static_cast<float>(x);  // the C++ conversion rounds to nearest even
-  }
-  return static_cast<float>(x);
-}
-
-namespace {
-
 // roundFloatToHalf over an array, in chunks the compiler vectorizes: a
 // chunk is rounded by roundBitsToHalf, and only a chunk that held an
 // overflow, an infinity or a NaN is gone over again element by element from
@@ -192,6 +172,24 @@ void roundArrayToHalf(float* data, int64_t n) {
 }
 
 }  // namespace
+
+float roundToDType(float x, ir::DType t) {
+  switch (t) {
+    case ir::DType::F16: return roundFloatToHalf(x);
+    case ir::DType::BF16: return roundFloatToBf16(x);
+    case ir::DType::F32: return x;
+  }
+  return x;
+}
+
+float roundToDType(double x, ir::DType t) {
+  switch (t) {
+    case ir::DType::F16: return static_cast<float>(roundDoubleToFormat(x, kHalf));
+    case ir::DType::BF16: return static_cast<float>(roundDoubleToFormat(x, kBf16));
+    case ir::DType::F32: return static_cast<float>(x);  // the C++ conversion rounds to nearest even
+  }
+  return static_cast<float>(x);
+}
 
 void roundInPlace(float* data, int64_t n, ir::DType t) {
   switch (t) {
