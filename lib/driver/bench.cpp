@@ -8,12 +8,12 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
-#include <thread>
 #include <limits>
 #include <algorithm>
 
 #include "mirage/driver/driver.h"
 #include "mirage/driver/numerics.h"
+#include "run.h"
 
 namespace mirage::driver {
 
@@ -82,11 +82,10 @@ std::string formatSearchBench(const std::vector<SearchBenchRow>& rows) {
 NumericsBench benchNumerics(const ir::Graph& input, const ir::Graph& candidate, int threads, int repeats) {
   using Clock = std::chrono::steady_clock;
   auto seconds = [](Clock::time_point since) { return std::chrono::duration<double>(Clock::now() - since).count(); };
-  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   NumericsBench b;
   b.firstSeconds = b.candidateSeconds = std::numeric_limits<double>::infinity();
   for (int r = 0; r < repeats; ++r) {
-    NumericsCheck check(input, 0, threads);
+    NumericsCheck check(input, 0, jobsOrAllCores(threads));
     Clock::time_point start = Clock::now();
     b.passed = check.check(candidate).passed;
     b.firstSeconds = std::min(b.firstSeconds, seconds(start));

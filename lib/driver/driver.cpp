@@ -109,11 +109,6 @@ double searchBudget(const Run& run) {
   return std::max(0.05, left - std::max(0.3, keep));
 }
 
-int jobsFor(const Options& opt) {
-  if (opt.jobs > 0) return opt.jobs;
-  return std::max(1u, std::thread::hardware_concurrency());
-}
-
 void progressLine(const Run& run, const search::Stats& s) {
   if (run.opt.verbosity < 0 || !run.progress) return;
   run.progress->update(fmt::format("mirage-opt: {:.0f}s: {} states, {} pruned, {} by bound, {} verified, best {}",
@@ -211,7 +206,7 @@ bool searchOrCache(Run& run) {
                                          opt.timeLimitSeconds > 0 ? fmt::format("{:.3f}", opt.timeLimitSeconds) : "default"));
   verify::Options vopt;
   vopt.seed = opt.seed;
-  vopt.threads = jobsFor(opt);
+  vopt.threads = jobsOrAllCores(opt.jobs);
   if (!opt.noCache && !opt.noSearch) {
     if (auto hit = loadCache(dir, key)) {
       if (useCacheHit(run, *hit, cost, vopt, budget)) {
@@ -243,7 +238,7 @@ bool searchOrCache(Run& run) {
   // The per-block shared memory the target offers bounds the working set.
   if (run.arch.smemBytesPerBlock > 0) sopt.limits.smemBytesPerBlock = run.arch.smemBytesPerBlock;
   sopt.timeLimitSeconds = budget;
-  sopt.jobs = jobsFor(opt);
+  sopt.jobs = jobsOrAllCores(opt.jobs);
   sopt.seed = opt.seed;
   sopt.cost = cost;
   setCostBounds(run.arch, sopt);
@@ -544,7 +539,7 @@ int runMirageOpt(const Options& options, std::ostream& out, std::ostream& err, C
   }
   run.program = std::move(*program);
   if (!chooseDevice(run, gpu)) return 1;
-  if (options.verbosity > 0) run.note(fmt::format("seed {}, {} job(s), target {} ({})", options.seed, jobsFor(options), run.archName, run.arch.name));
+  if (options.verbosity > 0) run.note(fmt::format("seed {}, {} job(s), target {} ({})", options.seed, jobsOrAllCores(options.jobs), run.archName, run.arch.name));
   if (!searchOrCache(run)) return 1;
   if (!choose(run)) {
     run.error(run.failure);

@@ -201,9 +201,7 @@ bool passesNumerics(Run& run, size_t i) {
   if (run.numericsOf.size() != run.result.candidates.size()) run.numericsOf.resize(run.result.candidates.size());
   if (!run.numericsOf[i]) {
     if (!run.numerics) {
-      int threads =
-          run.opt.jobs > 0 ? run.opt.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-      run.numerics = std::make_unique<NumericsCheck>(run.program, run.opt.seed, threads);
+      run.numerics = std::make_unique<NumericsCheck>(run.program, run.opt.seed, jobsOrAllCores(run.opt.jobs));
     }
     // With --time-limit the check may use the time the search left for
     // ranking, but for a twentieth of the limit (at least 0.3 s) kept for

@@ -2,6 +2,7 @@
 // (driver.cpp: input, search, outputs; ranking.cpp: choosing the candidate).
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <iosfwd>
@@ -9,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "mirage/backend/arch.h"
@@ -25,6 +27,11 @@ namespace mirage::driver {
 using Clock = std::chrono::steady_clock;
 
 inline double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// --jobs as given, or all cores for 0.
+inline int jobsOrAllCores(int jobs) {
+  return jobs > 0 ? jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
 
 // One candidate lowered to CUDA (and compiled, and measured, as far as asked).
 struct Lowered {
