@@ -803,6 +803,36 @@ class BodySearch {
     return i;
   }
 
+  // The binary moves that read the newest value miss the per-position memo
+  // (its stamp is new) and look their outcome up in a table of millions,
+  // one cache miss each: most of makeCached's time (perf, NTrans). Their
+  // slots are requested from memory together before the moves are tried,
+  // so that the misses overlap instead of coming one after another.
+  void prefetchNewestOutcomes() const {
+    if (ctx_.bruteForce || vals_.empty()) return;
+    const int last = static_cast<int>(vals_.size()) - 1;
+    const BVal& newest = vals_[static_cast<size_t>(last)];
+    if (newest.hidden) return;
+    const size_t mask = outcomeSlots_.size() - 1;
+    for (ir::OpKind k : ctx_.kinds) {
+      if (!ir::isElementwiseBinary(k) && k != ir::OpKind::Matmul) continue;
+      const bool commutative = ir::isCommutative(k);
+      BodyOp op;
+      op.kind = k;
+      for (int i = 0; i <= last; ++i) {
+        const BVal& other = vals_[static_cast<size_t>(i)];
+        if (other.hidden || other.after != newest.after) continue;
+        op.in0 = i;
+        op.in1 = last;
+        __builtin_prefetch(&outcomeSlots_[static_cast<size_t>(outcomeKey(op)) & mask]);
+        if (commutative || i == last) continue;
+        op.in0 = last;
+        op.in1 = i;
+        __builtin_prefetch(&outcomeSlots_[static_cast<size_t>(outcomeKey(op)) & mask]);
+      }
+    }
+  }
+
   void growOutcomeSlots() {
     std::vector<OutcomeSlot> old(outcomeSlots_.size() * 2);
     old.swap(outcomeSlots_);
@@ -1196,6 +1226,7 @@ class BodySearch {
     }
     if (depthLeft <= 0) return;
     int n = static_cast<int>(vals_.size());
+    prefetchNewestOutcomes();
     // Tiles of the tensors not yet in the kernel.
     for (size_t t = 0; t < plan_.tensors.size(); ++t)
       if (tiled_[t] < 0) {
