@@ -275,6 +275,12 @@ Lowered lower(const Run& run, const ir::Graph& g, bool compile, bool hopper) {
     req.source = r.source;
     req.arch = run.archName;
     req.label = "candidate";
+    // NVRTC's optimizer and PTX translation run one function at a time on
+    // one thread unless asked: a stitched layer chain's 20 kernels took 2.3 s
+    // of wall time alone, 1.5 s on two threads (docs/search.md, revision 10).
+    // The thread count is part of the cache key, like any option.
+    if (int threads = jobsOrAllCores(run.opt.jobs); threads > 1)
+      req.options.push_back(fmt::format("--split-compile={}", threads));
     l.binary = compiler.compile(req);
     l.compiled = l.binary.ok;
     if (!l.binary.ok) l.error = l.binary.error;
