@@ -477,7 +477,11 @@ class Engine {
           continue;
         }
       }
-      if (item < 0) break;
+      if (item < 0) {
+        std::lock_guard lock(mu_);
+        itemsDone_ = true;  // nothing queued, nothing in flight: ties may be checked now
+        break;
+      }
       seq = 0;
       const Item& it = items_[static_cast<size_t>(item)];
       const std::pair<int, int> key{it.kernels, it.config};
@@ -644,6 +648,21 @@ class Engine {
     return false;
   }
 
+  // A candidate that a verified one ties in time and launches (and that is
+  // not dominated, so it ranks before it) can only change which of the two
+  // the run returns: no bound falls by it, only the tie key (lowerBest)
+  // sharpens. While work items remain such candidates wait, since a
+  // strictly better candidate found later makes them all dominated without
+  // a check: a region of a four-layer chain (attention over 1,536 keys)
+  // verified twelve three-launch ties, 70 ms each, before its one-launch
+  // best came. Once the items are done they are verified, best rank first,
+  // so the run returns what it returned when ties were checked at once.
+  bool tieOnlyLocked(const Pending& p) const {
+    for (const Candidate* c : verifiedList_)
+      if (c->cost == p.cost && c->kernels == p.kernels) return true;
+    return false;
+  }
+
   // Verifies the most promising pending candidate, if any; false when there
   // was nothing to do.
   //
@@ -661,11 +680,17 @@ class Engine {
         ++total_.dominated;
         return true;
       });
-      if (pending_.empty()) return false;
+      // Fewest launches, then lowest time, then best rank: of candidates
+      // equal in both, the first verified dominates the rest.
+      auto it = pending_.end();
+      for (auto q = pending_.begin(); q != pending_.end(); ++q) {
+        if (opt_.deferTies && !itemsDone_ && tieOnlyLocked(*q)) continue;
+        if (it == pending_.end() ||
+            std::tie(q->kernels, q->cost, q->rank, q->item, q->seq) < std::tie(it->kernels, it->cost, it->rank, it->item, it->seq))
+          it = q;
+      }
+      if (it == pending_.end()) return false;
       verifying_ = true;
-      auto it = std::min_element(pending_.begin(), pending_.end(), [](const Pending& a, const Pending& b) {
-        return std::tie(a.kernels, a.cost, a.item, a.seq) < std::tie(b.kernels, b.cost, b.item, b.seq);
-      });
       p = std::move(*it);
       pending_.erase(it);
       ++total_.prechecked;
@@ -843,6 +868,7 @@ class Engine {
   std::condition_variable cv_;
   int running_ = 0;
   int doneWorkers_ = 0;
+  bool itemsDone_ = false;  // every work item finished (mu_): see tieOnlyLocked
   Stats total_;
   double firstAt_ = -1, bestAt_ = -1, bestCost_ = -1;
   Candidate inputCandidate_;

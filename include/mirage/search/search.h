@@ -109,10 +109,11 @@ struct Options {
   // put back with four times the budget (docs/search.md, "Scheduling");
   // 0: the search's own budgets. Tests set it to exercise the cuts.
   int64_t itemBudgetStates = 0;
-  // Tests compare with these off (docs/search.md, "Needed operators" and
-  // "Barren searches"): neither changes what the search returns.
+  // Tests compare with these off (docs/search.md, "Needed operators",
+  // "Barren searches" and "Ties wait"): none changes what the search returns.
   bool pruneUnreachable = true;  // drop last-kernel states that cannot complete within the operators left
   bool skipBarren = true;        // skip a search after a closed kernel that emitted nothing before
+  bool deferTies = true;         // verify candidates that only break a tie once the work items are done
   // Tests: a template's bound (Stats::boundViolations) is the largest of
   // the bounds of the last kernel's states on the way to it, not only its
   // own, so that the terms of partial bodies are checked against the cost.
