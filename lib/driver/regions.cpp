@@ -86,6 +86,15 @@ bool searchByRegions(Run& run, double budget, const std::function<double(const i
   if (run.arch.smemBytesPerBlock > 0) limits.smemBytesPerBlock = run.arch.smemBytesPerBlock;
   std::mutex mu;
   int hits = 0, calls = 0;  // region searches asked for (distinct texts), and how many the cache answered
+  // Every candidate a region search returns was checked against its region
+  // with these options (a cached one just now): the proof by composition
+  // need not check those pairs again (search::verifyStitched).
+  search::ProvenPairs proven;
+  auto recordProven = [&](const ir::Graph& region, const search::Result& r) {
+    std::string regionText = ir::printGraph(region);
+    std::lock_guard lock(mu);
+    for (const search::Candidate& c : r.candidates) proven[{regionText, ir::printGraph(c.graph)}] = c.errorBound;
+  };
   auto log = [&](const std::string& s) {
     if (opt.verbosity > 0) run.note(s);
   };
@@ -121,6 +130,7 @@ bool searchByRegions(Run& run, double budget, const std::function<double(const i
     }
     if (!opt.noCache)
       if (auto r = cachedRegion(dir, key, region, cost, rv)) {
+        recordProven(region, *r);
         std::lock_guard lock(mu);
         ++hits;
         return *r;
@@ -147,6 +157,7 @@ bool searchByRegions(Run& run, double budget, const std::function<double(const i
       if (s.secondsToBest >= 0 && s.seconds >= std::max(kRegionQuietSeconds, 3 * s.secondsToBest)) quiet = true;
     };
     search::Result r = search::runSearch(region, verifier, so);
+    recordProven(region, r);
     // cli.md has three ways a search ends; a region cut by the quiet rule
     // above was stopped by a time rule before it was complete, so it is
     // reported as "time_limit" (complete stays false), and the whole run
@@ -194,7 +205,8 @@ bool searchByRegions(Run& run, double budget, const std::function<double(const i
                                            std::max(0.05, budget - since(start))));
     bool byRegions = false;
     auto verifyStart = Clock::now();
-    verify::Verdict v = search::verifyStitched(run.program, whole, rr.cuts, rr.bests, rr.stitched, vopt, cancel, &byRegions);
+    verify::Verdict v = search::verifyStitched(run.program, whole, rr.cuts, rr.bests, rr.stitched, vopt, cancel, &byRegions,
+                                                   &proven);
     verifySeconds = since(verifyStart);
     if (v.equivalent) {
       search::Candidate c;

@@ -103,7 +103,7 @@ namespace {
 // μGraph is proven equivalent to its region.
 verify::Verdict proveByRegions(const ir::Graph& program, const Cuts& cuts, const std::vector<ir::Graph>& bests,
                                const ir::Graph& stitched, const verify::Options& regionOptions,
-                               const verify::Cancel& cancel) {
+                               const verify::Cancel& cancel, const ProvenPairs* proven) {
   verify::Verdict v;
   v.equivalent = false;
   auto refuse = [&](const std::string& why) {
@@ -125,10 +125,18 @@ verify::Verdict proveByRegions(const ir::Graph& program, const Cuts& cuts, const
   if (composed.ops.empty() || !ir::sameGraph(composed, stitched, &why))
     return refuse("the program is not its regions' μGraphs stitched: " + (error.empty() ? why : error));
   double bound = 0;
-  std::map<std::pair<std::string, std::string>, bool> proven;
+  std::map<std::pair<std::string, std::string>, bool> checked;
+  int reused = 0;
   for (size_t k = 0; k < regions.size(); ++k) {
     auto key = std::make_pair(ir::printGraph(regions[k].program), ir::printGraph(bests[k]));
-    if (proven.count(key)) continue;
+    if (checked.count(key)) continue;
+    checked[key] = true;
+    if (proven)
+      if (auto p = proven->find(key); p != proven->end()) {
+        bound += p->second;
+        ++reused;
+        continue;
+      }
     verify::Verdict r = verify::Verifier(regions[k].program, regionOptions).check(bests[k], cancel);
     if (!r.equivalent) {
       v.cancelled = r.cancelled;
@@ -138,12 +146,14 @@ verify::Verdict proveByRegions(const ir::Graph& program, const Cuts& cuts, const
                                 r.message.empty() ? "not equivalent" : r.message));
     }
     bound += r.errorBound;
-    proven[key] = true;
   }
   v.equivalent = true;
   v.notProven = false;
   v.errorBound = std::min(1.0, bound);
-  v.message = fmt::format("proven region by region ({} regions)", regions.size());
+  v.message = reused > 0 ? fmt::format("proven region by region ({} regions; {} of {} distinct pairs proven by their "
+                                      "region searches)",
+                                      regions.size(), reused, checked.size())
+                         : fmt::format("proven region by region ({} regions)", regions.size());
   return v;
 }
 
@@ -151,7 +161,8 @@ verify::Verdict proveByRegions(const ir::Graph& program, const Cuts& cuts, const
 
 verify::Verdict verifyStitched(const ir::Graph& program, const verify::Verifier& verifier, const Cuts& cuts,
                                const std::vector<ir::Graph>& bests, const ir::Graph& stitched,
-                               const verify::Options& regionOptions, const verify::Cancel& cancel, bool* byRegions) {
+                               const verify::Options& regionOptions, const verify::Cancel& cancel, bool* byRegions,
+                               const ProvenPairs* proven) {
   *byRegions = false;
   // A program that nests exps (two chained softmaxes) needs nothing of its
   // own here: where the fields cannot refute such an output the verifier
@@ -164,7 +175,7 @@ verify::Verdict verifyStitched(const ir::Graph& program, const verify::Verifier&
   // only when that proof fails, for its verdict and message.
   std::optional<verify::Verdict> composed;
   if (verifier.referenceNestsExps()) {
-    composed = proveByRegions(program, cuts, bests, stitched, regionOptions, cancel);
+    composed = proveByRegions(program, cuts, bests, stitched, regionOptions, cancel, proven);
     if (composed->equivalent) {
       *byRegions = true;
       composed->message += ", first: the input nests exps";
@@ -175,7 +186,7 @@ verify::Verdict verifyStitched(const ir::Graph& program, const verify::Verifier&
   bool undecided = !v.equivalent && v.notProven && !v.undefined && !v.cancelled && !v.signatureMismatch &&
                    v.output.empty();
   if (v.equivalent || !undecided) return v;
-  if (!composed) composed = proveByRegions(program, cuts, bests, stitched, regionOptions, cancel);
+  if (!composed) composed = proveByRegions(program, cuts, bests, stitched, regionOptions, cancel, proven);
   verify::Verdict& byParts = *composed;
   if (!byParts.equivalent) {
     v.cancelled = v.cancelled || byParts.cancelled;

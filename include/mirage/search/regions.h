@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -93,10 +94,18 @@ ir::Graph stitchRegions(const ir::Graph& program, const std::vector<Region>& reg
 // pair once, with `regionOptions`). The same holds when the whole check is
 // "not proven" for a program that nests exps (docs/verifier.md, "Nested
 // exps"). *byRegions tells which proof holds.
+//
+// `proven` (may be null): pairs (a region's printed sub-program, a μGraph's
+// printed text) that a verifier with `regionOptions` has already proven
+// equivalent, with the error bound it gave (the region searches' own checks):
+// such a pair is not checked again. The key is the texts the proof is about,
+// so a pair found there holds however the μGraph reached the stitch.
+using ProvenPairs = std::map<std::pair<std::string, std::string>, double>;
 
 verify::Verdict verifyStitched(const ir::Graph& program, const verify::Verifier& verifier, const Cuts& cuts,
                                const std::vector<ir::Graph>& bests, const ir::Graph& stitched,
-                               const verify::Options& regionOptions, const verify::Cancel& cancel, bool* byRegions);
+                               const verify::Options& regionOptions, const verify::Cancel& cancel, bool* byRegions,
+                               const ProvenPairs* proven = nullptr);
 
 // Searches one region's sub-program (the driver's hook: runSearch with the
 // region's own verifier, or a cache lookup). `seconds` is its time limit,
