@@ -98,14 +98,17 @@ double searchBudget(const Run& run) {
   if (run.opt.timeLimitSeconds <= 0) return kDefaultSearchSeconds;  // a ceiling: completion ends the search first
   // Leave a quarter of the limit (at least 0.3 s) for lowering and writing,
   // and with a GPU 40% (measuring a candidate takes a second or two). NVRTC
-  // compiles the written program, which may be the input lowered: about
-  // 0.06 s of CPU per launch, 0.13 s of wall time on a busy machine
-  // (decoder_layer.mg's 26 launches: 1.5 s of CPU, 3.4 s), so a large
-  // program keeps more.
-  constexpr double kCompileSecondsPerLaunch = 0.15;
+  // compiles the written program, which may be the input lowered, so a
+  // large program keeps more: a four-layer chain's input (104 launches)
+  // compiles in 5.95 s on one thread and in 3.91 s on two with the split
+  // compile (lower(), ranking.cpp), 0.057 and 0.038 s per launch on a quiet
+  // machine; a busy one took about 2.2 times as long (decoder_layer.mg's 26
+  // launches: 1.5 s of CPU, 3.4 s of wall time).
+  constexpr double kBusyMachineFactor = 2.2;
+  const double compilePerLaunch = (jobsOrAllCores(run.opt.jobs) > 1 ? 0.038 : 0.057) * kBusyMachineFactor;
   double left = run.opt.timeLimitSeconds - since(run.start);
   double keep = std::max((run.gpu ? 0.4 : 0.25) * run.opt.timeLimitSeconds,
-                         kCompileSecondsPerLaunch * ir::countKernels(run.program));
+                         compilePerLaunch * ir::countKernels(run.program));
   return std::max(0.05, left - std::max(0.3, keep));
 }
 
