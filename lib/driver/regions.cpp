@@ -205,8 +205,8 @@ bool searchByRegions(Run& run, double budget, const std::function<double(const i
                                            std::max(0.05, budget - since(start))));
     bool byRegions = false;
     auto verifyStart = Clock::now();
-    verify::Verdict v = search::verifyStitched(run.program, whole, rr.cuts, rr.bests, rr.stitched, vopt, cancel, &byRegions,
-                                                   &proven);
+    verify::Verdict v =
+        search::verifyStitched(run.program, whole, rr.cuts, rr.bests, rr.stitched, vopt, cancel, &byRegions, &proven);
     verifySeconds = since(verifyStart);
     if (v.equivalent) {
       search::Candidate c;

@@ -685,9 +685,8 @@ class Engine {
       auto it = pending_.end();
       for (auto q = pending_.begin(); q != pending_.end(); ++q) {
         if (opt_.deferTies && !itemsDone_ && tieOnlyLocked(*q)) continue;
-        if (it == pending_.end() ||
-            std::tie(q->kernels, q->cost, q->rank, q->item, q->seq) < std::tie(it->kernels, it->cost, it->rank, it->item, it->seq))
-          it = q;
+        auto order = [](const Pending& x) { return std::tie(x.kernels, x.cost, x.rank, x.item, x.seq); };
+        if (it == pending_.end() || order(*q) < order(*it)) it = q;
       }
       if (it == pending_.end()) return false;
       verifying_ = true;

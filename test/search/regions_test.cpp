@@ -198,7 +198,8 @@ TEST_CASE("regions: searchRegions searches each region text once and moves cuts 
       REQUIRE(rv.equivalent);
       proven[{ir::printGraph(rs[k].program), ir::printGraph(r.bests[k])}] = rv.errorBound;
     }
-    verify::Verdict reused = search::verifyStitched(g, verifier, r.cuts, r.bests, r.stitched, {}, {}, &byRegions, &proven);
+    verify::Verdict reused =
+        search::verifyStitched(g, verifier, r.cuts, r.bests, r.stitched, {}, {}, &byRegions, &proven);
     INFO(reused.message);
     CHECK(reused.equivalent);
     CHECK(byRegions);
