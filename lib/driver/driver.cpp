@@ -105,7 +105,7 @@ double searchBudget(const Run& run) {
   // machine; a busy one took about 2.2 times as long (decoder_layer.mg's 26
   // launches: 1.5 s of CPU, 3.4 s of wall time).
   constexpr double kBusyMachineFactor = 2.2;
-  const double compilePerLaunch = (jobsOrAllCores(run.opt.jobs) > 1 ? 0.038 : 0.057) * kBusyMachineFactor;
+  const double compilePerLaunch = (compileThreads(run.opt) > 1 ? 0.038 : 0.057) * kBusyMachineFactor;
   double left = run.opt.timeLimitSeconds - since(run.start);
   double keep = std::max((run.gpu ? 0.4 : 0.25) * run.opt.timeLimitSeconds,
                          compilePerLaunch * ir::countKernels(run.program));

@@ -279,7 +279,7 @@ Lowered lower(const Run& run, const ir::Graph& g, bool compile, bool hopper) {
     // one thread unless asked: a stitched layer chain's 20 kernels took 2.3 s
     // of wall time alone, 1.5 s on two threads (docs/search.md, revision 10).
     // The thread count is part of the cache key, like any option.
-    if (int threads = jobsOrAllCores(run.opt.jobs); threads > 1)
+    if (int threads = compileThreads(run.opt); threads > 1)
       req.options.push_back(fmt::format("--split-compile={}", threads));
     l.binary = compiler.compile(req);
     l.compiled = l.binary.ok;

@@ -33,6 +33,11 @@ inline int jobsOrAllCores(int jobs) {
   return jobs > 0 ? jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
+// The threads NVRTC compiles a candidate on (--split-compile when more than
+// one; lower(), ranking.cpp): the compile reserve under --time-limit
+// (driver.cpp) depends on it.
+inline int compileThreads(const Options& opt) { return jobsOrAllCores(opt.jobs); }
+
 // One candidate lowered to CUDA (and compiled, and measured, as far as asked).
 struct Lowered {
   bool generated = false;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "mirage/ir/check.h"
 #include "mirage/ir/equal.h"
@@ -125,12 +126,11 @@ verify::Verdict proveByRegions(const ir::Graph& program, const Cuts& cuts, const
   if (composed.ops.empty() || !ir::sameGraph(composed, stitched, &why))
     return refuse("the program is not its regions' μGraphs stitched: " + (error.empty() ? why : error));
   double bound = 0;
-  std::map<std::pair<std::string, std::string>, bool> checked;
+  std::set<std::pair<std::string, std::string>> checked;
   int reused = 0;
   for (size_t k = 0; k < regions.size(); ++k) {
     auto key = std::make_pair(ir::printGraph(regions[k].program), ir::printGraph(bests[k]));
-    if (checked.count(key)) continue;
-    checked[key] = true;
+    if (!checked.insert(key).second) continue;
     if (proven)
       if (auto p = proven->find(key); p != proven->end()) {
         bound += p->second;

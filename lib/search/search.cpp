@@ -682,10 +682,10 @@ class Engine {
       });
       // Fewest launches, then lowest time, then best rank: of candidates
       // equal in both, the first verified dominates the rest.
+      auto order = [](const Pending& x) { return std::tie(x.kernels, x.cost, x.rank, x.item, x.seq); };
       auto it = pending_.end();
       for (auto q = pending_.begin(); q != pending_.end(); ++q) {
         if (opt_.deferTies && !itemsDone_ && tieOnlyLocked(*q)) continue;
-        auto order = [](const Pending& x) { return std::tie(x.kernels, x.cost, x.rank, x.item, x.seq); };
         if (it == pending_.end() || order(*q) < order(*it)) it = q;
       }
       if (it == pending_.end()) return false;

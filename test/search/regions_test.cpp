@@ -185,14 +185,15 @@ TEST_CASE("regions: searchRegions searches each region text once and moves cuts 
   INFO(v.message);
   CHECK(v.equivalent);
   CHECK(byRegions);
+  // The regions at the chosen cuts, for the proofs and the stitches below.
+  std::string error;
+  const std::vector<search::Region> rs = search::splitRegions(g, r.cuts, &error);
+  REQUIRE(rs.size() == r.bests.size());
   // Pairs the region searches proved (here: checked by hand, as the driver's
   // hook records what its searches verified) are not checked again; the
   // verdict and its bound are the same.
   search::ProvenPairs proven;
   {
-    std::string error;
-    std::vector<search::Region> rs = search::splitRegions(g, r.cuts, &error);
-    REQUIRE(rs.size() == r.bests.size());
     for (size_t k = 0; k < rs.size(); ++k) {
       verify::Verdict rv = verify::Verifier(rs[k].program).check(r.bests[k]);
       REQUIRE(rv.equivalent);
@@ -219,8 +220,6 @@ TEST_CASE("regions: searchRegions searches each region text once and moves cuts 
     REQUIRE(nomax);
     std::vector<ir::Graph> bests = r.bests;
     bests[6] = *nomax;
-    std::string error;
-    std::vector<search::Region> rs = search::splitRegions(g, r.cuts, &error);
     std::vector<const ir::Graph*> ptrs;
     for (const ir::Graph& b : bests) ptrs.push_back(&b);
     ir::Graph stitched = search::stitchRegions(g, rs, ptrs, &error);
@@ -246,8 +245,6 @@ TEST_CASE("regions: searchRegions searches each region text once and moves cuts 
   REQUIRE(wrong);
   std::vector<ir::Graph> bests = r.bests;
   bests[7] = *wrong;
-  std::string error;
-  std::vector<search::Region> rs = search::splitRegions(g, r.cuts, &error);
   std::vector<const ir::Graph*> ptrs;
   for (const ir::Graph& b : bests) ptrs.push_back(&b);
   ir::Graph bad = search::stitchRegions(g, rs, ptrs, &error);
