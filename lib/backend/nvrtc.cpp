@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -190,7 +191,11 @@ CompileResult Compiler::compileUncached(const CompileRequest& request) const {
     result.error = fmt::format("NVRTC could not create a program for {}: {}", label, nvrtcMessage(r));
     return result;
   }
+  // A name asked for twice (launches that share a function) is added once:
+  // NVRTC takes each name expression once.
+  std::set<std::string> named;
   for (const std::string& name : request.kernelNames) {
+    if (!named.insert(name).second) continue;
     r = nvrtcAddNameExpression(program, name.c_str());
     if (r != NVRTC_SUCCESS) {
       result.error = fmt::format("NVRTC rejected kernel name '{}': {}", name, nvrtcMessage(r));

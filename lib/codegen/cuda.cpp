@@ -1,10 +1,12 @@
 // Assembles the .cu file: header comment, device helpers, one __global__
-// function per launch, and the C-linkage entry points that launch them in
-// program order with intermediates placed in the caller's workspace.
+// function per distinct kernel (launches of the same code share it), and the
+// C-linkage entry points that launch them in program order with
+// intermediates placed in the caller's workspace.
 #include "mirage/codegen/cuda.h"
 
 #include <fmt/format.h>
 
+#include <map>
 #include <sstream>
 
 #include "copy_kernel.h"
@@ -34,6 +36,31 @@ std::string tensorLine(const ir::Graph& g, ir::ValueId v) {
   return fmt::format("{} {}{}", g.value(v).name, ir::dtypeName(ir::storageDType(g, v)),
                      ir::shapeToString(g.value(v).shape));
 }
+
+// Launches whose code is the same share one __global__ function: chained
+// layers repeat their kernels at the same shapes (a four-layer chain's 104
+// launches are 20 distinct kernels), and NVRTC's time grows with the
+// functions it compiles. Two kernels are the same when their sources are
+// equal with each one's own name blanked out (the emitter writes the
+// function's name into its source and nothing else that differs by launch).
+class SharedFunctions {
+ public:
+  // The function that runs `source`, emitted under the name `fname`: an
+  // earlier launch's with the same code, else fname itself (then `*isNew`).
+  std::string functionFor(const std::string& source, const std::string& fname, bool* isNew) {
+    std::string key = source;
+    for (size_t pos = 0; (pos = key.find(fname, pos)) != std::string::npos;) key.replace(pos, fname.size(), "\x01");
+    auto [it, inserted] = byCode_.try_emplace(std::move(key), fname);
+    *isNew = inserted;
+    if (inserted) ++count_;
+    return it->second;
+  }
+  int count() const { return count_; }
+
+ private:
+  std::map<std::string, std::string> byCode_;  // code with its name blanked -> function
+  int count_ = 0;
+};
 
 }  // namespace
 
@@ -96,6 +123,7 @@ Result generateCuda(const ir::Graph& program, const Options& options) {
   }
   int64_t workspace = 0;
   std::string kernels, launches;
+  SharedFunctions functions;
   std::vector<std::string> tmaLaunches;  // "launch N (S stages)" of kernels on the Hopper path
   int index = 0;
   // A workspace slot for result r unless it already has a home (an output).
@@ -138,17 +166,19 @@ Result generateCuda(const ir::Graph& program, const Options& options) {
       continue;
     }
     if (ir::isLayoutOp(op.kind)) {
-      std::string fname = fmt::format("{}_k{}", res.entryName, index);
+      std::string fname = fmt::format("{}_k{}", res.entryName, index);  // unless an earlier launch's code is the same
       std::vector<ir::DType> inTypes;
       for (ir::ValueId in : op.inputs) inTypes.push_back(ir::storageDType(lowered, in));
       CopyKernelCode cc = emitCopyKernel(lowered, op, fname, inTypes, program.dtype);
       place(op.results[0]);
-      kernels += fmt::format("\n// launch {}: {} = {}(...), a copy kernel\n", index,
+      bool isNew = false;
+      fname = functions.functionFor(cc.source, fname, &isNew);
+      kernels += fmt::format("\n// launch {}: {} = {}(...), a copy kernel{}\n", index,
                              lowered.value(op.results[0]).name.empty()
                                  ? fmt::format("(value {})", op.results[0])
                                  : lowered.value(op.results[0]).name,
-                             ir::opName(op.kind)) +
-                 cc.source;
+                             ir::opName(op.kind), isNew ? "" : fmt::format(": runs {}", fname)) +
+                 (isNew ? cc.source : std::string());
       std::vector<std::string> args;
       for (ir::ValueId in : op.inputs) args.push_back("@" + std::to_string(in) + "@");
       args.push_back("@" + std::to_string(op.results[0]) + "@");
@@ -195,15 +225,21 @@ Result generateCuda(const ir::Graph& program, const Options& options) {
                                      }(),
                                      op.config.grid[0], op.config.grid[1], op.config.grid[2], op.config.forloop,
                                      kc.threads);
-    header += fmt::format("//   shared memory {} bytes{}\n", kc.sharedBytes,
-                          kc.fastPathsUsed.empty() ? std::string()
-                                                   : fmt::format("; fast paths: {}", fmt::join(kc.fastPathsUsed, ", ")));
-    kernels += "\n" + header + kc.source;
+    bool isNew = false;
+    fname = functions.functionFor(kc.source, fname, &isNew);
+    if (isNew)
+      header += fmt::format("//   shared memory {} bytes{}\n", kc.sharedBytes,
+                            kc.fastPathsUsed.empty()
+                                ? std::string()
+                                : fmt::format("; fast paths: {}", fmt::join(kc.fastPathsUsed, ", ")));
+    else
+      header += fmt::format("//   runs {}: the same code\n", fname);
+    kernels += "\n" + header + (isNew ? kc.source : std::string());
     std::vector<std::string> args;
     for (ir::ValueId in : op.inputs) args.push_back("@" + std::to_string(in) + "@");
     for (ir::ValueId r : op.results) args.push_back("@" + std::to_string(r) + "@");
     launches += fmt::format("  // launch {}\n", index);
-    if (kc.sharedBytes > 48 * 1024)
+    if (kc.sharedBytes > 48 * 1024 && isNew)  // once per function: the attribute stays set
       launches += fmt::format(
           "  err = cudaFuncSetAttribute({}, cudaFuncAttributeMaxDynamicSharedMemorySize, {});\n"
           "  if (err != cudaSuccess) return static_cast<int>(err);\n",
@@ -249,7 +285,8 @@ Result generateCuda(const ir::Graph& program, const Options& options) {
   std::string src;
   src += fmt::format("// Generated by mirage-opt {} from {}. Do not edit.\n", MIRAGE_VERSION,
                      options.sourceName.empty() ? std::string("<memory>") : options.sourceName);
-  src += fmt::format("// Program: {} ({} launch{}, target sm_{})\n", name, index, index == 1 ? "" : "es",
+  src += fmt::format("// Program: {} ({} launch{}{}, target sm_{})\n", name, index, index == 1 ? "" : "es",
+                     functions.count() < index ? fmt::format(" of {} functions", functions.count()) : "",
                      options.smArch);
   if (!tmaLaunches.empty())
     src += fmt::format(
@@ -283,6 +320,7 @@ Result generateCuda(const ir::Graph& program, const Options& options) {
   src += "  return static_cast<int>(err);\n}\n#endif  // !__CUDACC_RTC__\n";
   res.source = src;
   res.workspaceBytes = workspace;
+  res.functions = functions.count();
   res.ok = true;
   return res;
 }

@@ -99,16 +99,18 @@ double searchBudget(const Run& run) {
   // Leave a quarter of the limit (at least 0.3 s) for lowering and writing,
   // and with a GPU 40% (measuring a candidate takes a second or two). NVRTC
   // compiles the written program, which may be the input lowered, so a
-  // large program keeps more: a four-layer chain's input (104 launches)
-  // compiles in 5.95 s on one thread and in 3.91 s on two with the split
-  // compile (lower(), ranking.cpp), 0.057 and 0.038 s per launch on a quiet
-  // machine; a busy one took about 2.2 times as long (decoder_layer.mg's 26
-  // launches: 1.5 s of CPU, 3.4 s of wall time).
+  // large program keeps more, by the functions it compiles (launches of the
+  // same code share one, codegen/cuda.h): decoder_distinct_4's input (104
+  // launches, 56 functions) compiles in 3.5 s on one thread and in 2.0 to
+  // 2.5 s on two with the split compile (lower(), ranking.cpp), about 0.057
+  // and 0.038 s per function on a quiet machine; a busy one took about 2.2
+  // times as long (decoder_layer.mg's 26: 1.5 s of CPU, 3.4 s of wall time).
   constexpr double kBusyMachineFactor = 2.2;
-  const double compilePerLaunch = (compileThreads(run.opt) > 1 ? 0.038 : 0.057) * kBusyMachineFactor;
+  const double compilePerFunction = (compileThreads(run.opt) > 1 ? 0.038 : 0.057) * kBusyMachineFactor;
+  Lowered input = lower(run, run.program, /*compile=*/false, hopperByDefault(run));
+  int functions = input.generated ? input.functions : ir::countKernels(run.program);
   double left = run.opt.timeLimitSeconds - since(run.start);
-  double keep = std::max((run.gpu ? 0.4 : 0.25) * run.opt.timeLimitSeconds,
-                         compilePerLaunch * ir::countKernels(run.program));
+  double keep = std::max((run.gpu ? 0.4 : 0.25) * run.opt.timeLimitSeconds, compilePerFunction * functions);
   return std::max(0.05, left - std::max(0.3, keep));
 }
 

@@ -268,6 +268,7 @@ Lowered lower(const Run& run, const ir::Graph& g, bool compile, bool hopper) {
   l.generated = r.ok;
   l.error = r.error;
   l.source = r.source;
+  l.functions = r.functions;
   l.cost = backend::costToJson(backend::estimateCost(g, run.arch));
   if (r.ok && compile && backend::Compiler::available()) {
     backend::Compiler& compiler = compilerFor(run.opt);

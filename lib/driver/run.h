@@ -44,6 +44,7 @@ struct Lowered {
   bool compiled = false;
   std::string error;
   std::string source;
+  int functions = 0;      // distinct __global__ functions in source (NVRTC's work)
   backend::CompileResult binary;
   nlohmann::json cost;
   bool measured = false;  // given to the GPU (timing holds the outcome)

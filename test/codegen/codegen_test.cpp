@@ -327,3 +327,34 @@ graph keep_f32 {
   CHECK(r.source.find("M f32[4, 1]") != std::string::npos);
   CHECK(r.workspaceBytes == 256);  // 16 bytes of f32, aligned to 256
 }
+
+TEST_CASE("launches of the same code share one function", "[codegen]") {
+  // Both branches lower to the same kernels at the same shapes; the sum
+  // does not. Each launch keeps its own arguments.
+  ir::Graph g = parseText(R"(
+graph twins {
+  X = input f16[16, 64]
+  Y = input f16[16, 64]
+  A = exp(X)
+  B = exp(Y)
+  C = add(A, B)
+  output C
+})");
+  codegen::Result r = codegen::generateCuda(g, forArch(90));
+  REQUIRE(r.ok);
+  REQUIRE(r.kernels.size() == 3);
+  CHECK(r.kernels[0].function == "mirage_twins_k0");
+  CHECK(r.kernels[1].function == "mirage_twins_k0");
+  CHECK(r.kernels[2].function == "mirage_twins_k2");
+  const std::string& s = r.source;
+  CHECK(s.find("// Program: twins (3 launches of 2 functions, target sm_90)") != std::string::npos);
+  CHECK(s.find("mirage_twins_k1") == std::string::npos);
+  CHECK(s.find("//   runs mirage_twins_k0: the same code") != std::string::npos);
+  CHECK(s.find("// mirage-plan launch mirage_twins_k0 grid=1,1,1 block=128,1,1 smem=2048 args=in0,ws+0") !=
+        std::string::npos);
+  CHECK(s.find("// mirage-plan launch mirage_twins_k0 grid=1,1,1 block=128,1,1 smem=2048 args=in1,ws+") !=
+        std::string::npos);
+  size_t defined = 0;
+  for (size_t pos = 0; (pos = s.find("__global__ void __launch_bounds__", pos)) != std::string::npos; ++pos) ++defined;
+  CHECK(defined == 2);
+}

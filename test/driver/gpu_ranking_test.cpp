@@ -22,13 +22,7 @@ const char* kGatedMlp =
     "graph mlp {\n  X = input f16[4, 64]\n  W1 = input f16[64, 32]\n  W2 = input f16[64, 32]\n"
     "  O = mul(silu(matmul(X, W1)), matmul(X, W2))\n  output O\n}\n";
 
-int kernelsIn(const std::string& source) {
-  int n = 0;
-  for (size_t at = source.find("__global__"); at != std::string::npos; at = source.find("__global__", at + 1)) ++n;
-  return n;
-}
-
-// Verdicts by the number of kernels in the generated source.
+// Verdicts by the number of launches in the generated source.
 class ScriptedGpu final : public mirage::driver::CandidateTimer {
  public:
   std::function<CandidateTiming(int kernels)> verdict;
@@ -41,7 +35,7 @@ class ScriptedGpu final : public mirage::driver::CandidateTimer {
   CandidateTiming measure(const mirage::ir::Graph&, const std::string& source,
                           const mirage::backend::CompileResult&) override {
     ++measured;
-    return bySource ? bySource(source) : verdict(kernelsIn(source));
+    return bySource ? bySource(source) : verdict(test::launchesIn(source));
   }
 };
 
@@ -127,7 +121,7 @@ TEST_CASE("on a GPU the fastest measured candidate wins over the model's choice"
   CHECK(fused["gpu"]["fraction_of_bandwidth_bound"] == Approx(0.5 / 9.0));
   CHECK(fused["gpu"]["per_launch_vs_empty_kernel"] == Approx(9.0 / 2.0));
   CHECK(withKernels(j, 4)["gpu"]["per_launch_vs_empty_kernel"] == Approx(5.0 / (4 * 2.0)));
-  CHECK(kernelsIn(readFile(f.dir / "p.cu")) == 4);
+  CHECK(test::launchesIn(readFile(f.dir / "p.cu")) == 4);
 }
 
 TEST_CASE("a candidate the GPU computes wrongly is never chosen, however fast", "[driver][gpu]") {

@@ -43,9 +43,7 @@ class KernelCountGpu final : public driver::CandidateTimer {
   backend::ArchSpec archSpec() const override { return backend::h200Spec(); }
   double emptyLaunchUs() override { return 2.0; }
   driver::CandidateTiming measure(const ir::Graph&, const std::string& source, const backend::CompileResult&) override {
-    int kernels = 0;
-    for (size_t at = source.find("__global__"); at != std::string::npos; at = source.find("__global__", at + 1))
-      ++kernels;
+    int kernels = test::launchesIn(source);
     measuredKernels.push_back(kernels);
     driver::CandidateTiming t;
     t.checked = t.timed = true;

@@ -31,6 +31,15 @@ inline std::string readFile(const std::filesystem::path& p) {
 
 inline void writeFile(const std::filesystem::path& p, const std::string& text) { std::ofstream(p) << text; }
 
+// The launches of a generated .cu, by its launch plan's lines (launches of
+// the same code share one __global__ function, so functions are not launches).
+inline int launchesIn(const std::string& source) {
+  const std::string line = "// mirage-plan launch ";
+  int n = 0;
+  for (size_t at = source.find(line); at != std::string::npos; at = source.find(line, at + 1)) ++n;
+  return n;
+}
+
 struct Outcome {
   int status = -1;
   std::string out, err;

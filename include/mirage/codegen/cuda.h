@@ -1,7 +1,8 @@
 // The codegen component lowers a legal μGraph (ir::Graph) to one
 // self-contained CUDA source file as ../shared/spec/cli.md defines it:
-// header comment, one __global__ function per kernel launch (a pre-defined
-// operator is lowered as the custom kernel that computes it), device helpers
+// header comment, one __global__ function per distinct kernel (launches of
+// the same code share it; a pre-defined operator is lowered as the custom
+// kernel that computes it), device helpers
 // emitted inline, and the C-linkage entry points mirage_NAME and
 // mirage_NAME_workspace_bytes. It also runs such a file without a GPU
 // (codegen/host_runner.h): compiled for the host against an emulation shim.
@@ -51,6 +52,7 @@ struct Result {
   int64_t workspaceBytes = 0;  // what mirage_NAME_workspace_bytes returns
   std::string entryName;       // "mirage_NAME"
   std::vector<KernelSummary> kernels;  // one per launch, in launch order
+  int functions = 0;           // distinct __global__ functions (what NVRTC compiles)
 };
 
 Result generateCuda(const ir::Graph& program, const Options& options);
