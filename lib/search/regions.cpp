@@ -248,7 +248,7 @@ RegionsResult searchRegions(const ir::Graph& program, const RegionSearch& search
   std::sort(order.begin(), order.end());
   int tried = 0;
   for (auto [negCost, j] : order) {
-    if (tried++ >= options.cutMoves || searcher.secondsLeft() < options.secondsPerRegion) break;
+    if (tried++ >= options.cutMoves || searcher.secondsLeft() < options.secondsPerMove) break;
     // Every neighbouring position of cut j that keeps its two regions
     // within maxOps; their new regions are searched side by side.
     std::vector<Cuts> moves;
