@@ -3,6 +3,8 @@
 // operators, and the host shim's behaviour on hand-written kernels.
 #include <catch2/catch.hpp>
 
+#include <fstream>
+#include <set>
 #include <sstream>
 
 #include "mirage/codegen/lower.h"
@@ -357,4 +359,22 @@ graph twins {
   size_t defined = 0;
   for (size_t pos = 0; (pos = s.find("__global__ void __launch_bounds__", pos)) != std::string::npos; ++pos) ++defined;
   CHECK(defined == 2);
+}
+
+TEST_CASE("a chain of layers lowers to its layers' functions, launched once per layer", "[codegen]") {
+  // Four equal layers: 104 launches of 20 functions. Four layers of other
+  // shapes share only what has the same shapes within a layer.
+  for (auto [file, functions] : {std::pair{"decoder_4.mg", 20}, std::pair{"decoder_distinct_4.mg", 56}}) {
+    INFO(file);
+    std::ifstream in(std::string(MIRAGE_SOURCE_DIR) + "/test/search/regions/" + file);
+    std::stringstream text;
+    text << in.rdbuf();
+    codegen::Result r = codegen::generateCuda(parseText(text.str()), forArch(90));
+    REQUIRE(r.ok);
+    CHECK(r.kernels.size() == 104);
+    CHECK(r.functions == functions);
+    std::set<std::string> names;
+    for (const codegen::KernelSummary& k : r.kernels) names.insert(k.function);
+    CHECK(names.size() == static_cast<size_t>(functions));
+  }
 }
