@@ -166,7 +166,7 @@ Result generateCuda(const ir::Graph& program, const Options& options) {
       continue;
     }
     if (ir::isLayoutOp(op.kind)) {
-      std::string fname = fmt::format("{}_k{}", res.entryName, index);  // unless an earlier launch's code is the same
+      std::string fname = fmt::format("{}_k{}", res.entryName, index);
       std::vector<ir::DType> inTypes;
       for (ir::ValueId in : op.inputs) inTypes.push_back(ir::storageDType(lowered, in));
       CopyKernelCode cc = emitCopyKernel(lowered, op, fname, inTypes, program.dtype);
