@@ -1256,7 +1256,7 @@ class BodySearch {
         op.kind = k;
         op.in0 = i;
         op.hasScalar = true;
-        op.scalar = Rational(c.first, c.second);
+        op.scalar = c;
         tryMove(op, depthLeft);
       }
       // The program's scales and shifts by a number, to its exact values only
@@ -1266,18 +1266,18 @@ class BodySearch {
         op.kind = k;
         op.in0 = i;
         op.hasScalar = op.scalarFirst = true;
-        op.scalar = Rational(c.first, c.second);
+        op.scalar = c;
         const BVal* r = makeCached(op);
-        if (r && ctx_.programValues.count(r->expr)) tryMove(op, depthLeft);
+        if (r && ctx_.isProgramValue(r->expr)) tryMove(op, depthLeft);
       }
       for (const auto& [k, c] : ctx_.numberOps) {
         BodyOp op;
         op.kind = k;
         op.in0 = i;
         op.hasScalar = true;
-        op.scalar = Rational(c.first, c.second);
+        op.scalar = c;
         const BVal* r = makeCached(op);
-        if (!r || !ctx_.programValues.count(r->expr)) continue;
+        if (!r || !ctx_.isProgramValue(r->expr)) continue;
         // A fix makes the same move (tryFixes): exploring it twice would
         // search the same subtree twice.
         if (std::find(ctx_.fixArgs.begin(), ctx_.fixArgs.end(), r->expr) != ctx_.fixArgs.end()) continue;
@@ -1974,7 +1974,7 @@ void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& la
     for (ir::ValueId in : op.inputs)
       if (program.producer(in).kind == ir::OpKind::Const) {
         Rational c = Rational::fromDouble(program.producer(in).scalar);
-        ctx.scalarOps.insert({op.kind, {c.num, c.den}});
+        addNumberOp(ctx.scalarOps, op.kind, c);
       }
   }
   for (const ir::Op& op : program.ops) {
@@ -1989,7 +1989,7 @@ void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& la
       // c - x and c / x are no scale or shift of x: moves of their own.
       if (numberFirst && (op.kind == ir::OpKind::Sub || op.kind == ir::OpKind::Div)) {
         if (op.kind == ir::OpKind::Div && c.isZero()) continue;
-        ctx.numberFirstOps.insert({op.kind, {c.num, c.den}});
+        addNumberOp(ctx.numberFirstOps, op.kind, c);
         continue;
       }
       if (op.kind == ir::OpKind::Div && c.isZero()) continue;
@@ -1998,7 +1998,7 @@ void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& la
       ir::OpKind k = op.kind == ir::OpKind::Mul || op.kind == ir::OpKind::Div ? ir::OpKind::Mul : ir::OpKind::Add;
       if (k == ir::OpKind::Mul && c == Rational(1)) continue;
       if (k == ir::OpKind::Add && c.isZero()) continue;
-      ctx.numberOps.insert({k, {c.num, c.den}});
+      addNumberOp(ctx.numberOps, k, c);
     }
   }
   // reduce_mean is reduce_sum and this scale: a body needs it where the
@@ -2007,10 +2007,13 @@ void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& la
   for (const ir::Op& op : program.ops)
     if (op.kind == ir::OpKind::ReduceMean) {
       int64_t n = program.value(op.inputs[0]).shape[static_cast<size_t>(op.dim)];
-      if (n > 1) ctx.numberOps.insert({ir::OpKind::Mul, {1, n}});
+      if (n > 1) addNumberOp(ctx.numberOps, ir::OpKind::Mul, Rational(1, n));
     }
   for (ExprId x : e)
-    if (x >= 0 && !ctx.exprs.isConstant(x)) ctx.programValues.insert(x);
+    if (x >= 0 && !ctx.exprs.isConstant(x)) {
+      if (static_cast<size_t>(x) >= ctx.programValue.size()) ctx.programValue.resize(static_cast<size_t>(x) + 1, 0);
+      ctx.programValue[static_cast<size_t>(x)] = 1;
+    }
   // A maximum that only stabilizes a softmax cancels (the max-shift axiom):
   // no body needs it.
   if (!targetsHaveMax) ctx.kinds.erase(ir::OpKind::ReduceMax);

@@ -3,6 +3,7 @@
 // per-thread search context.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include <unordered_map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <unordered_set>
 #include <vector>
 
@@ -156,6 +158,22 @@ struct FloorSave {
   int bytes = 2;
 };
 
+// An operator with a number operand: its kind and the number, in lowest
+// terms. Every search state walks these lists, so they are vectors, kept in
+// (kind, numerator, denominator) order without repeats (addNumberOp).
+struct NumberOp {
+  ir::OpKind kind;
+  Rational value;
+};
+using NumberOps = std::vector<NumberOp>;
+inline void addNumberOp(NumberOps& ops, ir::OpKind kind, Rational value) {
+  auto key = [](const NumberOp& o) { return std::tuple(o.kind, o.value.num, o.value.den); };
+  NumberOp op{kind, value};
+  auto at = std::lower_bound(ops.begin(), ops.end(), op,
+                             [&](const NumberOp& a, const NumberOp& b) { return key(a) < key(b); });
+  if (at == ops.end() || key(*at) != key(op)) ops.insert(at, op);
+}
+
 struct Context;
 
 // Lower bounds of a kernel with this grid and for-loop whose body tiles at
@@ -192,17 +210,22 @@ struct Context {
   // The program's commutative binary operators with a number operand other
   // than the scale and shift that fixes make (maximum(x, 0), minimum(x, 6)):
   // a body may apply them to any value.
-  std::set<std::pair<ir::OpKind, std::pair<int64_t, int64_t>>> scalarOps;  // kind, (num, den)
+  NumberOps scalarOps;
   // The program's scales and shifts by a number (mul(x, 0.044715),
   // add(1, x); div and sub by a number normalized to them): a body applies
   // one only where its result is exactly one of the program's values, since
   // the abstract-expression test cannot tell coefficients apart and any
   // scale of a sub-term passes it.
-  std::set<std::pair<ir::OpKind, std::pair<int64_t, int64_t>>> numberOps;  // Mul or Add, (num, den)
+  NumberOps numberOps;  // Mul or Add
   // The program's c - x and c / x (Sub or Div, c), applied as numberOps
   // are: only where the result is exactly one of the program's values.
-  std::set<std::pair<ir::OpKind, std::pair<int64_t, int64_t>>> numberFirstOps;
-  std::unordered_set<ExprId> programValues;  // the program's values' expressions, exact
+  NumberOps numberFirstOps;
+  // The program's values' expressions, exact: a flag per ExprId (asked for
+  // every number operator in every state, so no hashing).
+  std::vector<char> programValue;
+  bool isProgramValue(ExprId e) const {
+    return e >= 0 && static_cast<size_t>(e) < programValue.size() && programValue[static_cast<size_t>(e)];
+  }
   // The guard rule is on (search/guard.h): exp is built only as
   // exp(s - m) with m a maximum of s over a dim the program maximizes
   // (maxLabels), a running maximum (scan) where the for-loop walks that dim.
