@@ -29,7 +29,7 @@ double uniformElement(double level, double u, size_t) { return level * u; }
 double offsetElement(double level, double u, size_t input) { return input == 0 ? level + u : u; }
 
 const InputFamily kUniform{"uniform", uniformElement};
-const InputFamily kOffset{"offset", offsetElement};
+const InputFamily kOffset{"offset", offsetElement, /*stress=*/true};
 
 double largestFinite(ir::DType dtype) {
   switch (dtype) {
@@ -129,6 +129,17 @@ double relativeError(const interp::Tensor& x, const interp::Tensor64& ref) {
   return scale > 0 ? err / scale : err;
 }
 
+int unsafeInputMagnitude(const NumericsVerdict& v) {
+  int worst = -1;
+  double worstError = kUnsafeInputError;
+  for (size_t m = 0; m < v.magnitudes.size(); ++m) {
+    if (v.magnitudes[m].skipped || v.magnitudes[m].stress) continue;
+    for (double e : v.magnitudes[m].inputError)
+      if (e > worstError) worstError = e, worst = static_cast<int>(m);
+  }
+  return worst;
+}
+
 NumericsCheck::NumericsCheck(ir::Graph input, uint64_t seed, int threads)
     : input_(std::move(input)), seed_(seed), threads_(threads), schedule_(magnitudeSchedule(input_.dtype)),
       baseline_(schedule_.size()) {}
@@ -174,6 +185,7 @@ NumericsVerdict NumericsCheck::check(const ir::Graph& candidate, Clock::time_poi
   for (size_t m = 0; m < schedule_.size(); ++m) {
     v.magnitudes[m].family = schedule_[m].family->name;
     v.magnitudes[m].level = schedule_[m].level;
+    v.magnitudes[m].stress = schedule_[m].family->stress;
   }
   auto runMagnitude = [&](size_t m) {
     MagnitudeOutcome& out = v.magnitudes[m];

@@ -219,6 +219,17 @@ bool passesNumerics(Run& run, size_t i) {
     ++run.numericsChecked;
     run.numericsOf[i] = run.numerics->check(c.graph, deadline);
     const NumericsVerdict& v = *run.numericsOf[i];
+    // The input's error is the same in every verdict: said once, as the
+    // rule holds candidates to it (numerics.h, kUnsafeInputError).
+    if (int m = unsafeInputMagnitude(v); m >= 0 && !run.saidInputUnsafe) {
+      run.saidInputUnsafe = true;
+      const MagnitudeOutcome& o = v.magnitudes[static_cast<size_t>(m)];
+      run.note(fmt::format("the input program itself is off by {:.3g} of its largest output on {} inputs at {:g} "
+                           "(an intermediate overflows or cancels in {}); candidates are held to no worse than "
+                           "the input there",
+                           *std::max_element(o.inputError.begin(), o.inputError.end()), o.family, o.level,
+                           ir::dtypeName(run.program.dtype)));
+    }
     if (!v.passed && !v.checked) {
       // Not judged (the time limit cut every magnitude it could compare):
       // skipped, not counted as a rejection.

@@ -82,6 +82,7 @@ struct Run {
   std::vector<std::optional<NumericsVerdict>> numericsOf;
   int64_t rejectedNumerics = 0;
   int numericsChecked = 0;  // candidates the check has run on
+  bool saidInputUnsafe = false;  // the note that the input itself is off (kUnsafeInputError), once
   int chosen = -1;
   std::string reason;
   std::string failure;  // why no candidate could be chosen

@@ -152,6 +152,28 @@ TEST_CASE("mirage-opt never chooses a candidate that the numerics check rejects"
   CHECK(driver::relativeError(got[0], ref[0]) < 2e-2);
 }
 
+TEST_CASE("mirage-opt says when the input program itself is off at ordinary magnitudes", "[numerics]") {
+  auto dir = tempDir("unsafe-input");
+  test::writeFile(dir / "unsafe.mg", "graph unsafe {\n  X = input f16[4, 512]\n  Y = rms_norm(mul(X, 300))\n"
+                                     "  output Y\n}\n");
+  test::writeFile(dir / "plain.mg", "graph plain {\n  X = input f16[4, 512]\n  Y = rms_norm(X)\n  output Y\n}\n");
+  for (auto [name, said] : {std::pair{"unsafe.mg", true}, std::pair{"plain.mg", false}}) {
+    INFO(name);
+    Options o;
+    o.input = (dir / name).string();
+    o.output = (dir / "out.cu").string();
+    o.device = "none";
+    o.jobs = 2;
+    o.noCache = true;
+    auto r = runDriver(o);
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    const bool found = r.err.find("the input program itself is off by") != std::string::npos;
+    CHECK(found == said);
+    if (said) CHECK(r.err.find("on uniform inputs at") != std::string::npos);
+  }
+}
+
 // [slow]: a real search. Whatever it finds, the written μGraph is safe at
 // logits near 60 in f16: finite, and within 2e-2 of float64 relative to the
 // output's largest value (issue 10's done criterion for f16).

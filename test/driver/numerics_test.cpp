@@ -255,6 +255,32 @@ TEST_CASE("numerics: a magnitude where the input overflows is skipped, and past 
   CHECK_FALSE(judged.magnitudes[0].skipped);
 }
 
+TEST_CASE("numerics: an input program off by more than a quarter at an ordinary magnitude is found unsafe",
+          "[numerics]") {
+  // 300·X squared passes f16's 65504 once |X| > 0.85: the RMS is inf and
+  // every output 0 (finite, but off by all of it) at uniform levels 1 to 6.
+  ir::Graph unsafe = parseText("graph t {\n X = input f16[4, 512]\n Y = rms_norm(mul(X, 300))\n output Y\n}");
+  NumericsCheck check(unsafe, 0, 1);
+  NumericsVerdict v = check.check(unsafe);
+  int m = driver::unsafeInputMagnitude(v);
+  REQUIRE(m >= 0);
+  const auto& worst = v.magnitudes[static_cast<size_t>(m)];
+  CHECK(worst.family == "uniform");
+  CHECK_FALSE(worst.stress);
+  CHECK(worst.inputError[0] > driver::kUnsafeInputError);
+  // An RMSNorm of X itself is exact enough at every ordinary magnitude; at
+  // the offset family's values near 1000 its squares overflow too, but that
+  // family is a stress test and does not count.
+  ir::Graph plain = parseText("graph t {\n X = input f16[4, 512]\n Y = rms_norm(X)\n output Y\n}");
+  NumericsCheck check2(plain, 0, 1);
+  NumericsVerdict w = check2.check(plain);
+  bool offsetOff = false;
+  for (const auto& mo : w.magnitudes)
+    if (mo.stress && !mo.skipped && !mo.inputError.empty()) offsetOff = mo.inputError[0] > driver::kUnsafeInputError;
+  CHECK(offsetOff);
+  CHECK(driver::unsafeInputMagnitude(w) == -1);
+}
+
 TEST_CASE("numerics: relative error against the largest magnitude, infinite for inf or NaN", "[numerics]") {
   interp::Tensor64 ref(ir::Shape{3});
   ref.data = {1.0, -4.0, 2.0};

@@ -29,6 +29,10 @@ struct InputFamily {
   // An element of the program's input number `input` (0 the first) whose
   // uniform noise there is u in [-1, 1), before rounding to the dtype.
   double (*element)(double level, double u, size_t input);
+  // A stress test (the offset family's values near 1000, for cancellation),
+  // not the magnitudes ordinary inputs have: where the input program itself
+  // fails there (an RMSNorm squares 1000 past f16's range) nobody is told.
+  bool stress = false;
 };
 
 // One entry of the schedule: a family at a level.
@@ -53,6 +57,13 @@ inline constexpr double kErrorFactor = 4;
 inline constexpr double kErrorFloorUlps = 4;
 double dtypeEpsilon(ir::DType dtype);
 
+// The input's own error above which mirage-opt says the input program is
+// numerically unsafe at that magnitude (finite, but off by more than a
+// quarter of its largest output: an intermediate overflowed or cancelled).
+// Candidates are held to the input's error, so they may be as wrong; the
+// user should know. docs/numerics.md, "The rule".
+inline constexpr double kUnsafeInputError = 0.25;
+
 // max |x - ref| / max |ref| over the elements (the absolute error when ref
 // is all zeros); infinity when x has an inf or NaN.
 double relativeError(const interp::Tensor& x, const interp::Tensor64& ref);
@@ -61,6 +72,7 @@ double relativeError(const interp::Tensor& x, const interp::Tensor64& ref);
 struct MagnitudeOutcome {
   std::string family;
   double level = 0;
+  bool stress = false;  // its family's (InputFamily::stress)
   // Not compared: the input itself gives inf or NaN (or the float64
   // reference is not finite), or the time limit came first.
   bool skipped = false;
@@ -80,6 +92,11 @@ struct NumericsVerdict {
   bool cutByTime = false;        // some magnitude was skipped for the deadline
   double seconds = 0;
 };
+
+// The magnitude where the input's error is largest, when it is above
+// kUnsafeInputError (its index in `v.magnitudes`); -1 otherwise. Stress
+// magnitudes do not count.
+int unsafeInputMagnitude(const NumericsVerdict& v);
 
 // The check for one input program. The input's own results (its outputs at
 // the dtype and the float64 reference, per magnitude) are computed on first
