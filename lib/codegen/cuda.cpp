@@ -52,14 +52,12 @@ class SharedFunctions {
     for (size_t pos = 0; (pos = key.find(fname, pos)) != std::string::npos;) key.replace(pos, fname.size(), "\x01");
     auto [it, inserted] = byCode_.try_emplace(std::move(key), fname);
     *isNew = inserted;
-    if (inserted) ++count_;
     return it->second;
   }
-  int count() const { return count_; }
+  int count() const { return static_cast<int>(byCode_.size()); }
 
  private:
   std::map<std::string, std::string> byCode_;  // code with its name blanked -> function
-  int count_ = 0;
 };
 
 }  // namespace

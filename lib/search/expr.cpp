@@ -19,34 +19,25 @@ int64_t clampToInt64(__int128 v) {
   return static_cast<int64_t>(v);
 }
 
-// n / d in lowest terms with den > 0, in 64 bits: what make() does when
-// both fit, which is nearly always (coefficients are small); a 128-bit
-// remainder is a library call (__modti3) and was 8 % of a search's time.
-Rational make64(int64_t n, int64_t d) {
-  if (d < 0) n = -n, d = -d;
-  const uint64_t g = std::gcd(static_cast<uint64_t>(n < 0 ? -n : n), static_cast<uint64_t>(d));
-  if (g > 1) n /= static_cast<int64_t>(g), d /= static_cast<int64_t>(g);
-  while (n > INT64_MAX / 4 || n < -(INT64_MAX / 4) || d > INT64_MAX / 4) n /= 2, d /= 2;
-  if (d == 0) d = 1;
-  Rational r;
-  r.num = n;
-  r.den = d;
-  return r;
-}
-
-Rational make(__int128 n, __int128 d) {
-  // Both within ±(2^63 - 1): negating either stays in range.
-  constexpr __int128 kFits = INT64_MAX;
-  if (n >= -kFits && n <= kFits && d >= -kFits && d <= kFits)
-    return make64(static_cast<int64_t>(n), static_cast<int64_t>(d));
-  if (d < 0) n = -n, d = -d;
-  __int128 a = n < 0 ? -n : n, b = d;
+uint64_t gcdOf(uint64_t a, uint64_t b) { return std::gcd(a, b); }
+unsigned __int128 gcdOf(unsigned __int128 a, unsigned __int128 b) {
   while (b != 0) {
-    __int128 t = a % b;
+    unsigned __int128 t = a % b;
     a = b;
     b = t;
   }
-  if (a > 1) n /= a, d /= a;
+  return a;
+}
+
+// n / d in lowest terms with den > 0, at the width of Int: 64 bits when both
+// fit (nearly always: coefficients are small), where the gcd is a machine
+// division; a 128-bit remainder is a library call (__modti3) and was 8 % of
+// a search's time.
+template <typename Int, typename UInt>
+Rational reduce(Int n, Int d) {
+  if (d < 0) n = -n, d = -d;
+  const Int g = static_cast<Int>(gcdOf(static_cast<UInt>(n < 0 ? -n : n), static_cast<UInt>(d)));
+  if (g > 1) n /= g, d /= g;
   // Coefficients only steer pruning, so a (never observed) overflow degrades
   // precision rather than failing.
   while (n > INT64_MAX / 4 || n < -(INT64_MAX / 4) || d > INT64_MAX / 4) n /= 2, d /= 2;
@@ -55,6 +46,14 @@ Rational make(__int128 n, __int128 d) {
   r.num = clampToInt64(n);
   r.den = clampToInt64(d);
   return r;
+}
+
+Rational make(__int128 n, __int128 d) {
+  // Both within ±(2^63 - 1): negating either stays in range.
+  constexpr __int128 kFits = INT64_MAX;
+  if (n >= -kFits && n <= kFits && d >= -kFits && d <= kFits)
+    return reduce<int64_t, uint64_t>(static_cast<int64_t>(n), static_cast<int64_t>(d));
+  return reduce<__int128, unsigned __int128>(n, d);
 }
 
 int compareFactors(const std::vector<Factor>& a, const std::vector<Factor>& b) {
