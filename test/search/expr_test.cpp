@@ -32,6 +32,20 @@ TEST_CASE("normal form: ring axioms, sums and exp", "[expr]") {
   CHECK(Rational::fromDouble(0.125) == Rational(1, 8));
 }
 
+TEST_CASE("rationals are kept in lowest terms with a positive denominator at either width", "[expr]") {
+  // 64-bit terms (the usual case) and terms past 64 bits (a product of two
+  // large coefficients, reduced in 128 bits) give the same normal form.
+  Rational r(6, -4);
+  CHECK(r.num == -3);
+  CHECK(r.den == 2);
+  CHECK(Rational(0, 5).den == 1);
+  CHECK(Rational(int64_t{1} << 40, 3) * Rational(9, int64_t{1} << 40) == Rational(3));
+  Rational wide = Rational(int64_t{1} << 60, 3) * Rational(9, int64_t{1} << 60);  // 9 * 2^60 > INT64_MAX
+  CHECK(wide.num == 3);
+  CHECK(wide.den == 1);
+  CHECK(Rational(-(int64_t{1} << 60), 7) / Rational(int64_t{1} << 60, 14) == Rational(-2));
+}
+
 TEST_CASE("subexpressions of RMSNorm+Linear after moving the normalization", "[expr]") {
   ExprTable ex;
   auto X = ex.input(0), W = ex.input(1);
