@@ -35,7 +35,13 @@ TIME_LIMIT=${GPU_CHECK_TIME_LIMIT:-20}
 SEED=7
 DEADLINE=${GPU_CHECK_DEADLINE:-420}  # seconds: no example starts after this
 EXAMPLES=(rmsnorm_linear gqa gated_mlp lora ntrans qknorm_gqa)
+# A whole decoder layer and two chained ones (shared functions), searched too.
+# NAME:SCALE runs on inputs uniform in [-SCALE, SCALE) instead of the seeded
+# ones: the two-layer chain's own f16 program overflows at unit inputs (its
+# second RMSNorm squares a residual near 3,700), so it is compared at 1/4.
+EXAMPLES+=(decoder_layer test/search/regions/decoder_2.mg:0.25)
 GIVEN=(gqa_flash rmsnorm_linear_fused)  # hand-written μGraphs, run as written
+LARGE=(gqa:8 qknorm_gqa:8 gqa_flash:8)  # attention again at logits of 20 to 60
 
 mkdir -p "$OUT_DIR/cu" "$OUT_DIR/npy" "$OUT_DIR/reports"
 LOG=$OUT_DIR/gpu-check.log
@@ -56,6 +62,15 @@ die() {
 
 say "gpu-check: $(date -u '+%Y-%m-%d %H:%M:%S UTC'), checkout $ROOT ($(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo 'no git'))"
 
+# GPU_CHECK_REHEARSE=1 runs every step on this machine instead: mirage-opt
+# ranks with the cost model (--device none) and the .cu files run on the CPU
+# shim (mirage-run --device cpu), so the script can be tried without a GPU.
+OPT_DEVICE=auto RUN_DEVICE=cuda
+if [[ -n "${GPU_CHECK_REHEARSE:-}" ]]; then
+  OPT_DEVICE=none RUN_DEVICE=cpu
+  say "gpu-check: rehearsal: no GPU is used"
+fi
+
 # 1. A usable GPU, before minutes go into a build.
 driver_present() {
   if [[ -n "${MIRAGE_CUDA_DRIVER:-}" ]]; then [[ -e "$MIRAGE_CUDA_DRIVER" ]]; return; fi
@@ -67,7 +82,7 @@ driver_present() {
   done
   return 1
 }
-if ! driver_present; then
+if [[ -z "${GPU_CHECK_REHEARSE:-}" ]] && ! driver_present; then
   die 2 "no usable GPU: the CUDA driver (${MIRAGE_CUDA_DRIVER:-libcuda.so.1}) is not installed on this machine"
 fi
 if command -v nvidia-smi >/dev/null 2>&1; then
@@ -79,32 +94,44 @@ fi
 command -v python3 >/dev/null 2>&1 || die 2 "python3 is needed to compare .npy outputs and read the reports"
 command -v cmake >/dev/null 2>&1 || die 2 "cmake is needed to build"
 
-# 2. Build the three tools.
-JOBS=$(nproc 2>/dev/null || echo 4)
-# A build folder configured for another checkout (carried over from another
-# machine) cannot be reused: build beside it instead.
-if [[ -f "$BUILD/CMakeCache.txt" ]] && ! grep -qxF "CMAKE_HOME_DIRECTORY:INTERNAL=$ROOT" "$BUILD/CMakeCache.txt"; then
-  say "gpu-check: $BUILD belongs to another checkout; building in $ROOT/build-gpu-check"
-  BUILD=$ROOT/build-gpu-check
+# 2. Build the three tools, or take them prebuilt: GPU_CHECK_BIN names a folder
+# holding mirage-opt, mirage-run and mirage-bench (an install prefix's bin/,
+# `cmake --install build --prefix P --strip`), for a machine that lacks the
+# build's packages (fmt, spdlog, CLI11); their libfmt may lie in P/lib.
+if [[ -n "${GPU_CHECK_BIN:-}" ]]; then
+  BIN=$(cd "$GPU_CHECK_BIN" && pwd) || die 2 "GPU_CHECK_BIN=$GPU_CHECK_BIN is not a folder"
+  export LD_LIBRARY_PATH=$BIN/../lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+  say "gpu-check: prebuilt tools from $BIN"
+else
+  JOBS=$(nproc 2>/dev/null || echo 4)
+  # A build folder configured for another checkout (carried over from another
+  # machine) cannot be reused: build beside it instead.
+  if [[ -f "$BUILD/CMakeCache.txt" ]] && ! grep -qxF "CMAKE_HOME_DIRECTORY:INTERNAL=$ROOT" "$BUILD/CMakeCache.txt"; then
+    say "gpu-check: $BUILD belongs to another checkout; building in $ROOT/build-gpu-check"
+    BUILD=$ROOT/build-gpu-check
+  fi
+  if [[ ! -f "$BUILD/CMakeCache.txt" ]]; then
+    generator=()
+    command -v ninja >/dev/null 2>&1 && generator=(-G Ninja)
+    logged cmake -S "$ROOT" -B "$BUILD" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release >/dev/null ||
+      die 2 "cmake configure failed (see $LOG)"
+  fi
+  say "gpu-check: building into $BUILD with $JOBS jobs"
+  logged timeout 360 cmake --build "$BUILD" --target mirage-opt mirage-run mirage-bench -j "$JOBS" | tail -n 3 ||
+    die 2 "the build failed (see $LOG)"
+  BIN=$BUILD/bin
 fi
-if [[ ! -f "$BUILD/CMakeCache.txt" ]]; then
-  generator=()
-  command -v ninja >/dev/null 2>&1 && generator=(-G Ninja)
-  logged cmake -S "$ROOT" -B "$BUILD" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release >/dev/null ||
-    die 2 "cmake configure failed (see $LOG)"
-fi
-say "gpu-check: building into $BUILD with $JOBS jobs"
-logged timeout 360 cmake --build "$BUILD" --target mirage-opt mirage-run mirage-bench -j "$JOBS" | tail -n 3 ||
-  die 2 "the build failed (see $LOG)"
-BIN=$BUILD/bin
 for tool in mirage-opt mirage-run mirage-bench; do
   [[ -x "$BIN/$tool" ]] || die 2 "$BIN/$tool was not built (see $LOG)"
+  "$BIN/$tool" --version >/dev/null 2>>"$LOG" || die 2 "$BIN/$tool does not start here (see $LOG)"
 done
-say "gpu-check: built in ${SECONDS}s"
+say "gpu-check: tools ready in ${SECONDS}s"
 
 # 3. The GPU path end to end on a hand-written kernel: fails here, with the
 # driver's reason, when the GPU is not usable after all.
-if ! logged timeout 120 "$BIN/mirage-run" "$ROOT/test/backend/files/sub_f32.cu" --device cuda --seed 1; then
+# (A rehearsal skips it: the CPU shim runs only files mirage-opt wrote.)
+if [[ -z "${GPU_CHECK_REHEARSE:-}" ]] &&
+  ! logged timeout 120 "$BIN/mirage-run" "$ROOT/test/backend/files/sub_f32.cu" --device cuda --seed 1; then
   die 2 "mirage-run --device cuda cannot run a kernel (the reason is above)"
 fi
 
@@ -178,54 +205,127 @@ except Exception:
 PY
 }
 
-# 4. Every example: search (or, for the hand-written μGraphs, take the
-# program as given), run on the GPU, compare with the interpreter.
-failures=0
-check_example() {
-  local ex=$1 mode=$2
-  if ((SECONDS > DEADLINE)); then  # keep the whole check within its budget
-    summary "$(printf '%-20s %8s  %s' "$ex" "-" "SKIPPED: out of time after ${SECONDS}s")"
-    failures=$((failures + 1))
-    return
-  fi
-  local mg=$ROOT/examples/$ex.mg cu=$OUT_DIR/cu/$ex.cu report=$OUT_DIR/reports/$ex.json
-  local how=(--no-search)
-  [[ "$mode" == search ]] && how=(--time-limit "$TIME_LIMIT" --emit-mg "$OUT_DIR/cu/$ex.mg")
-  say "gpu-check: [$ex] mirage-opt --device auto ${how[*]} (${SECONDS}s so far)"
-  if ! logged timeout $((TIME_LIMIT + 90)) "$BIN/mirage-opt" "$mg" -o "$cu" --report "$report" --device auto \
-      "${how[@]}" --seed 1 --cache-dir "$OUT_DIR/cache"; then
-    summary "$(printf '%-20s %8s  %s' "$ex" "-" "FAILED: mirage-opt failed")"
-    failures=$((failures + 1))
-    return
-  fi
-  local launches outputs o result check="ok" gpu_args=() ref_args=()
-  launches=$(grep -c '^// mirage-plan launch ' "$cu")
+# Writes uniform inputs in [-SCALE, SCALE) for every input of a .cu's launch
+# plan (f16 as float16, bf16 and f32 as float32; plain Python, no NumPy),
+# seeded; prints the
+# mirage-run --in arguments, one per line.
+write_inputs() {
+  python3 - "$1" "$2" "$3" <<'PY'
+import random, struct, sys
+cu, scale, prefix = sys.argv[1], float(sys.argv[2]), sys.argv[3]
+rng = random.Random(11)
+for line in open(cu):
+    if not line.startswith("// mirage-plan input "):
+        continue
+    _, _, _, name, dtype, shape = line.split()
+    dims = tuple(int(d) for d in shape.split(","))
+    n = 1
+    for d in dims:
+        n *= d
+    code, descr = ("e", "<f2") if dtype == "f16" else ("f", "<f4")
+    header = "{'descr': '%s', 'fortran_order': False, 'shape': %r, }" % (descr, dims)
+    header += " " * (63 - (len(header) + 10) % 64) + "\n"
+    path = f"{prefix}.{name}.npy"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode("latin1"))
+        f.write(struct.pack(f"<{n}{code}", *(rng.uniform(-scale, scale) for _ in range(n))))
+    print(f"{name}={path}")
+PY
+}
+
+# Runs a written .cu on the GPU and the input program on the interpreter over
+# the same inputs (seeded, or the --in arguments given after the first three)
+# and compares every output; sets `check`.
+run_and_compare() {
+  local tag=$1 mg=$2 cu=$3
+  shift 3
+  local outputs o result gpu_args=() ref_args=()
+  check="ok"
   mapfile -t outputs < <(grep '^// mirage-plan output ' "$cu" | awk '{print $4}')
   for o in "${outputs[@]}"; do
-    gpu_args+=(--out "$o=$OUT_DIR/npy/$ex.$o.gpu.npy")
-    ref_args+=(--out "$o=$OUT_DIR/npy/$ex.$o.ref.npy")
+    gpu_args+=(--out "$o=$OUT_DIR/npy/$tag.$o.gpu.npy")
+    ref_args+=(--out "$o=$OUT_DIR/npy/$tag.$o.ref.npy")
   done
-  if ! logged timeout 180 "$BIN/mirage-run" "$cu" --device cuda --seed "$SEED" "${gpu_args[@]}"; then
-    check="FAILED: mirage-run --device cuda"
-  elif ! logged timeout 300 "$BIN/mirage-run" "$mg" --seed "$SEED" "${ref_args[@]}"; then
+  if ! logged timeout 180 "$BIN/mirage-run" "$cu" --device "$RUN_DEVICE" --seed "$SEED" "$@" "${gpu_args[@]}"; then
+    check="FAILED: mirage-run --device $RUN_DEVICE"
+  elif ! logged timeout 300 "$BIN/mirage-run" "$mg" --seed "$SEED" "$@" "${ref_args[@]}"; then
     check="FAILED: the reference interpreter"
   else
     for o in "${outputs[@]}"; do
-      if ! result=$(compare_npy "$OUT_DIR/npy/$ex.$o.gpu.npy" "$OUT_DIR/npy/$ex.$o.ref.npy"); then
+      if ! result=$(compare_npy "$OUT_DIR/npy/$tag.$o.gpu.npy" "$OUT_DIR/npy/$tag.$o.ref.npy"); then
         check="MISMATCH $o: $result"
         break
       fi
       check="ok ($o: ${result#ok })"
     done
   fi
+}
+
+# 4. Every example: search (or, for the hand-written μGraphs, take the
+# program as given), run on the GPU, compare with the interpreter. An entry
+# with a slash is a path under the checkout; others name examples/NAME.mg.
+failures=0
+check_example() {
+  local ex=$1 mode=$2 mg scale=""
+  if [[ "$ex" == *:* ]]; then scale=${ex#*:} ex=${ex%%:*}; fi
+  if [[ "$ex" == */* ]]; then mg=$ROOT/$ex ex=$(basename "$ex" .mg); else mg=$ROOT/examples/$ex.mg; fi
+  if ((SECONDS > DEADLINE)); then  # keep the whole check within its budget
+    summary "$(printf '%-20s %8s  %s' "$ex" "-" "SKIPPED: out of time after ${SECONDS}s")"
+    failures=$((failures + 1))
+    return
+  fi
+  local cu=$OUT_DIR/cu/$ex.cu report=$OUT_DIR/reports/$ex.json
+  local how=(--no-search)
+  [[ "$mode" == search ]] && how=(--time-limit "$TIME_LIMIT" --emit-mg "$OUT_DIR/cu/$ex.mg")
+  say "gpu-check: [$ex] mirage-opt --device $OPT_DEVICE ${how[*]} (${SECONDS}s so far)"
+  if ! logged timeout $((TIME_LIMIT + 90)) "$BIN/mirage-opt" "$mg" -o "$cu" --report "$report" --device "$OPT_DEVICE" \
+      "${how[@]}" --seed 1 --cache-dir "$OUT_DIR/cache"; then
+    summary "$(printf '%-20s %8s  %s' "$ex" "-" "FAILED: mirage-opt failed")"
+    failures=$((failures + 1))
+    return
+  fi
+  local launches check ins=()
+  launches=$(grep -c '^// mirage-plan launch ' "$cu")
+  [[ -n "$scale" ]] && { scaled_inputs "$ex" "$cu" "$scale" || return; }
+  run_and_compare "$ex" "$mg" "$cu" "${ins[@]}"
   [[ "$check" == ok* ]] || failures=$((failures + 1))
-  summary "$(printf '%-20s %8s  %-40s  %11s  %12s  %s' "$ex" "$launches" "$check" \
+  summary "$(printf '%-20s %8s  %-40s  %11s  %12s  %s' "$ex${scale:+@$scale}" "$launches" "$check" \
     "$(report_field "$report" measured_us)" "$(report_field "$report" predicted_us)" \
     "$(report_field "$report" code_path)")"
+}
+
+# Fills the caller's `ins` with --in arguments for inputs uniform in
+# [-SCALE, SCALE); fails (and counts the failure) when none were written.
+scaled_inputs() {
+  local ex=$1 cu=$2 scale=$3 line
+  while IFS= read -r line; do ins+=(--in "$line"); done < <(write_inputs "$cu" "$scale" "$OUT_DIR/npy/$ex.x$scale")
+  ((${#ins[@]} > 0)) && return 0
+  summary "$(printf '%-20s %8s  %s' "$ex@$scale" "-" "FAILED: no inputs written")"
+  failures=$((failures + 1))
+  return 1
+}
+
+# The chosen kernels of the attention examples again, at the magnitudes real
+# models produce: inputs in [-8, 8) put GQA's logits (0.125 · 64 products) at
+# a standard deviation of about 21, maxima past 60.
+check_large() {
+  local ex=${1%%:*} scale=${1#*:}
+  local mg=$ROOT/examples/$ex.mg cu=$OUT_DIR/cu/$ex.cu check ins=()
+  [[ -f "$cu" ]] || return
+  if ((SECONDS > DEADLINE)); then
+    summary "$(printf '%-20s %8s  %s' "$ex@$scale" "-" "SKIPPED: out of time after ${SECONDS}s")"
+    failures=$((failures + 1))
+    return
+  fi
+  scaled_inputs "$ex" "$cu" "$scale" || return
+  run_and_compare "$ex.x$scale" "$mg" "$cu" "${ins[@]}"
+  [[ "$check" == ok* ]] || failures=$((failures + 1))
+  summary "$(printf '%-20s %8s  %s' "$ex@$scale" "$(grep -c '^// mirage-plan launch ' "$cu")" "$check")"
 }
 summary "example              launches  check                                     measured_us  predicted_us  code path"
 for ex in "${EXAMPLES[@]}"; do check_example "$ex" search; done
 for ex in "${GIVEN[@]}"; do check_example "$ex" given; done
+for ex in "${LARGE[@]}"; do check_large "$ex"; done
 
 # 5. Baselines and the side-by-side table. torch.compile is skipped when the
 # budget is running out.
@@ -234,7 +334,9 @@ if ((SECONDS > DEADLINE)); then
   say "gpu-check: no time left for the PyTorch baselines"
 elif python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' >/dev/null 2>&1; then
   compile_flag=()
-  ((SECONDS > 270)) && compile_flag=(--no-compile)
+  # torch.compile costs about half a minute per example: skipped when the
+  # budget is running out, or when GPU_CHECK_TORCH_COMPILE=0.
+  if ((SECONDS > 270)) || [[ "${GPU_CHECK_TORCH_COMPILE:-1}" == 0 ]]; then compile_flag=(--no-compile); fi
   say "gpu-check: PyTorch baselines ${compile_flag[*]} (${SECONDS}s so far)"
   # The script rewrites its JSON after each example, so a run cut short by
   # the timeout still gives the baselines it measured.
