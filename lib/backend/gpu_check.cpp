@@ -111,8 +111,30 @@ GpuCheckResult checkAgainstInterpreter(Gpu& gpu, const LaunchPlan& plan, const C
                                        const ir::Graph& program, uint64_t seed,
                                        const CheckTolerance& tolerance) {
   // A plan that does not match is refused before the interpreter runs.
-  if (std::string e = mismatch(plan, signatureOf(program)); !e.empty()) return {false, e, 0};
+  if (std::string e = mismatch(plan, signatureOf(program)); !e.empty()) {
+    GpuCheckResult refused;
+    refused.error = e;
+    return refused;
+  }
   return checkAgainstReference(gpu, plan, binary, makeCheckReference(program, seed), tolerance);
+}
+
+GpuCheckResult checkCandidate(Gpu& gpu, const LaunchPlan& plan, const CompileResult& binary,
+                              const CheckReference& programReference, const ir::Graph& candidate, uint64_t seed,
+                              const CheckTolerance& tolerance) {
+  GpuCheckResult first = checkAgainstReference(gpu, plan, binary, programReference, tolerance);
+  // Only a difference in the numbers is worth a second look: a failed run,
+  // a mismatched plan or a failed interpreter is the same either way.
+  const bool differs = !first.ok && first.error.starts_with("output ");
+  if (!differs || gpu.lost()) return first;
+  GpuCheckResult own = checkAgainstReference(gpu, plan, binary, makeCheckReference(candidate, seed), tolerance);
+  if (!own.ok) {
+    own.error = fmt::format("{} (against its own μGraph; against the input program: {})", own.error, first.error);
+    return own;
+  }
+  own.againstOwnGraph = true;
+  own.inputDiffers = first.error;
+  return own;
 }
 
 }  // namespace mirage::backend

@@ -326,6 +326,8 @@ json numericsJson(const Run& run, size_t i) {
 json gpuJson(const Run& run, const search::Candidate& c, const CandidateTiming& t) {
   json g = {{"checked", t.checked}, {"timed", t.timed}, {"check_max_abs_error", t.maxAbsError}};
   if (!t.error.empty()) g["error"] = t.error;
+  if (t.checked) g["checked_against"] = t.checkedAgainstOwnGraph ? "own μGraph" : "input program";
+  if (!t.inputDiffers.empty()) g["input_differs"] = t.inputDiffers;
   if (t.timed) {
     g["median_us"] = t.medianUs;
     g["min_us"] = t.minUs;

@@ -27,7 +27,7 @@ class GpuTimer final : public CandidateTimer {
     return emptyUs_;
   }
 
-  CandidateTiming measure(const ir::Graph& program, const std::string& source,
+  CandidateTiming measure(const ir::Graph& program, const ir::Graph& candidate, const std::string& source,
                           const backend::CompileResult& binary) override {
     CandidateTiming m;
     std::string error;
@@ -53,8 +53,10 @@ class GpuTimer final : public CandidateTimer {
       reference_ = backend::makeCheckReference(program, seed_);
       referenceOf_ = &program;
     }
-    backend::GpuCheckResult check = backend::checkAgainstReference(*gpu_, *plan, compiled, reference_);
+    backend::GpuCheckResult check = backend::checkCandidate(*gpu_, *plan, compiled, reference_, candidate, seed_);
     m.maxAbsError = check.maxAbsError;
+    m.checkedAgainstOwnGraph = check.againstOwnGraph;
+    m.inputDiffers = check.inputDiffers;
     if (!check.ok) {
       m.error = "check: " + check.error;
       m.deviceLost = gpu_->lost();

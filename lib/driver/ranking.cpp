@@ -97,7 +97,7 @@ void measureHopperPath(Run& run, const search::Candidate& c, Lowered& portable) 
   Lowered h = lower(run, c.graph, true, true);
   if (!h.generated || !h.compiled || h.source == portable.source) return;  // no tile qualifies
   h.measured = true;
-  h.timing = run.gpu->measure(run.program, h.source, h.binary);
+  h.timing = run.gpu->measure(run.program, c.graph, h.source, h.binary);
   if (!h.timing.checked)
     run.note(fmt::format("candidate {}: the Hopper path failed on the GPU, keeping the sm_80 path: {}", c.id,
                          h.timing.error));
@@ -130,7 +130,7 @@ bool chooseByGpu(Run& run) {
       continue;
     }
     l.measured = true;
-    l.timing = run.gpu->measure(run.program, l.source, l.binary);
+    l.timing = run.gpu->measure(run.program, cands[i].graph, l.source, l.binary);
     ++measured;
     if (run.arch.smArch >= 90 && !l.timing.deviceLost) measureHopperPath(run, cands[i], l);
     if (l.timing.deviceLost || (l.otherMeasured && l.otherTiming.deviceLost)) {
@@ -139,6 +139,13 @@ bool chooseByGpu(Run& run) {
                            "measured are ranked by the cost model",
                            cands[i].id, l.timing.deviceLost ? l.timing.error : l.otherTiming.error));
     }
+    if (l.timing.checkedAgainstOwnGraph || (l.otherMeasured && l.otherTiming.checkedAgainstOwnGraph))
+      run.note(fmt::format("candidate {} matches its own μGraph on the GPU but not the input program at the "
+                           "check's inputs ({}): the input program itself is off there in {}, and the candidate "
+                           "passed the numerics check against float64",
+                           cands[i].id,
+                           l.timing.checkedAgainstOwnGraph ? l.timing.inputDiffers : l.otherTiming.inputDiffers,
+                           ir::dtypeName(run.program.dtype)));
     if (!l.timing.checked) {
       ++wrong;
       if (firstWrong.empty()) firstWrong = fmt::format("candidate {}: {}", cands[i].id, l.timing.error);

@@ -73,3 +73,36 @@ TEST_CASE("a plan that does not match the program is refused before running") {
   GpuCheckResult r = checkAgainstInterpreter(*gpu, c.plan, c.binary, c.program, 7);
   CHECK(r.error == "plan input X is f16[2, 4], the program's f16[1, 8]");
 }
+
+TEST_CASE("a candidate that differs from the input program but matches its own μGraph passes, and says so") {
+  std::string why;
+  auto gpu = Gpu::open(&why, 0, FAKE_CUDA_PATH);
+  REQUIRE(gpu);
+  // The input program computes exp(X), as if its f16 evaluation were off at
+  // the check's inputs; the candidate's μGraph is the copy the plan runs.
+  CopyCase input(ir::OpKind::Exp, ir::DType::F16);
+  CopyCase candidate(ir::OpKind::ReduceSum, ir::DType::F16);
+  CheckReference inputReference = makeCheckReference(input.program, 7);
+  GpuCheckResult r = checkCandidate(*gpu, candidate.plan, candidate.binary, inputReference, candidate.program, 7);
+  INFO(r.error);
+  CHECK(r.ok);
+  CHECK(r.againstOwnGraph);
+  CHECK(r.inputDiffers.starts_with("output Y differs at [0, 0]: GPU "));
+  CHECK(r.maxAbsError == 0);
+
+  SECTION("one that matches the input program is checked against it alone") {
+    GpuCheckResult same = checkCandidate(*gpu, candidate.plan, candidate.binary,
+                                         makeCheckReference(candidate.program, 7), input.program, 7);
+    CHECK(same.ok);
+    CHECK_FALSE(same.againstOwnGraph);
+    CHECK(same.inputDiffers.empty());
+  }
+  SECTION("one that differs from both fails, with both differences") {
+    GpuCheckResult wrong = checkCandidate(*gpu, input.plan, input.binary, inputReference, input.program, 7);
+    CHECK_FALSE(wrong.ok);
+    CHECK_FALSE(wrong.againstOwnGraph);
+    CHECK(wrong.error.starts_with("output Y differs at [0, 0]: GPU "));
+    CHECK(wrong.error.find("(against its own μGraph; against the input program: output Y differs") !=
+          std::string::npos);
+  }
+}

@@ -32,7 +32,7 @@ class ScriptedGpu final : public mirage::driver::CandidateTimer {
   std::string arch() const override { return "sm_90"; }
   mirage::backend::ArchSpec archSpec() const override { return mirage::backend::h200Spec(); }
   double emptyLaunchUs() override { return 2.0; }
-  CandidateTiming measure(const mirage::ir::Graph&, const std::string& source,
+  CandidateTiming measure(const mirage::ir::Graph&, const mirage::ir::Graph&, const std::string& source,
                           const mirage::backend::CompileResult&) override {
     ++measured;
     return bySource ? bySource(source) : verdict(test::launchesIn(source));

@@ -42,7 +42,8 @@ class KernelCountGpu final : public driver::CandidateTimer {
   std::string arch() const override { return "sm_90"; }
   backend::ArchSpec archSpec() const override { return backend::h200Spec(); }
   double emptyLaunchUs() override { return 2.0; }
-  driver::CandidateTiming measure(const ir::Graph&, const std::string& source, const backend::CompileResult&) override {
+  driver::CandidateTiming measure(const ir::Graph&, const ir::Graph&, const std::string& source,
+                                  const backend::CompileResult&) override {
     int kernels = test::launchesIn(source);
     measuredKernels.push_back(kernels);
     driver::CandidateTiming t;

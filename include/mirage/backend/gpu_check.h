@@ -21,6 +21,11 @@ struct GpuCheckResult {
   // "output Y differs at [3, 17]: GPU 0.51, reference 0.25 (tolerance 0.0213)".
   std::string error;
   double maxAbsError = 0;  // over all outputs
+  // checkCandidate only: the outputs differ from the input program's
+  // reference (`inputDiffers` says where) but match the candidate's own
+  // μGraph interpreted on the same inputs.
+  bool againstOwnGraph = false;
+  std::string inputDiffers;
 };
 
 // Tolerance per dtype: |gpu - ref| <= atol * max|ref of that output| + rtol * |ref|.
@@ -51,5 +56,20 @@ struct CheckReference {
 CheckReference makeCheckReference(const ir::Graph& program, uint64_t seed);
 GpuCheckResult checkAgainstReference(Gpu& gpu, const LaunchPlan& plan, const CompileResult& binary,
                                      const CheckReference& reference, const CheckTolerance& tolerance = {});
+
+// A candidate's check when the input program's reference may itself be off
+// at the check's inputs: the input program's outputs are computed in the
+// dtype, and where an intermediate overflows or cancels (an f16 RMSNorm
+// squaring a residual in the thousands), a candidate that keeps that
+// intermediate in f32 is right and still differs. So outputs that differ
+// from `programReference` are compared again with the candidate's own μGraph
+// interpreted on the same inputs (same seed, same names). Matching it shows
+// the GPU computes what was proven equivalent; whether that is numerically
+// acceptable is the driver's numerics check, against float64, before any
+// measurement. A candidate that differs from both fails with the own-graph
+// difference.
+GpuCheckResult checkCandidate(Gpu& gpu, const LaunchPlan& plan, const CompileResult& binary,
+                              const CheckReference& programReference, const ir::Graph& candidate, uint64_t seed,
+                              const CheckTolerance& tolerance = {});
 
 }  // namespace mirage::backend

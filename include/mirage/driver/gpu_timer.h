@@ -1,7 +1,8 @@
 // How mirage-opt measures candidates on a GPU (`--device auto|cuda`): a
 // CandidateTimer compiles a candidate's generated source for the device,
 // runs it once on seeded random inputs and compares every output with the
-// reference interpreter's (the input program, interpreted once), and only
+// reference interpreter's (the input program, interpreted once; where that
+// differs, the candidate's own μGraph: backend::checkCandidate), and only
 // then times it (backend::Gpu::time: warm-up, CUDA events, a stable median,
 // a time below bytes / peak bandwidth rejected). The driver ranks by these
 // measurements; openGpuTimer is the real device, tests pass their own.
@@ -22,6 +23,10 @@ struct CandidateTiming {
   bool timed = false;       // checked, and its timing is trusted
   std::string error;        // why not (the stage names itself: "compile: ...", "check: ...", "timing: ...")
   double maxAbsError = 0;   // of the check
+  // Checked against the candidate's own μGraph, because its outputs differ
+  // from the input program's at the check's inputs (`inputDiffers`: where).
+  bool checkedAgainstOwnGraph = false;
+  std::string inputDiffers;
   double medianUs = 0;      // of the timed runs
   double minUs = 0;
   double boundUs = 0;       // minimum bytes / peak device-memory bandwidth
@@ -39,8 +44,10 @@ class CandidateTimer {
   // when it could not be measured.
   virtual double emptyLaunchUs() = 0;
   // Checks `source` (compiled as `binary` when that is ok, else compiled
-  // here for arch()) against `program`'s reference outputs, then times it.
-  virtual CandidateTiming measure(const ir::Graph& program, const std::string& source,
+  // here for arch()) against `program`'s reference outputs, or where those
+  // differ against `candidate`'s (the μGraph `source` was lowered from),
+  // then times it.
+  virtual CandidateTiming measure(const ir::Graph& program, const ir::Graph& candidate, const std::string& source,
                                   const backend::CompileResult& binary) = 0;
 };
 
