@@ -10,7 +10,9 @@
 //    both read gets a second buffer, its operand copy in the program dtype
 //    (written by the same statement), so that only the matmul sees it rounded;
 //  - an element-wise operator or transpose read from one slot is an inline
-//    expression, fused into the pass of its consumer;
+//    expression, fused into the pass of its consumer, unless it is
+//    element-wise and broadcast into a result 8 times larger (then it is
+//    computed once, in shared memory);
 //  - an accumulator lives in shared memory as f32, or in registers across
 //    the loop (a warp's mma fragments when it sums a tensor-core matmul, a
 //    thread's few elements otherwise) and in shared memory after it;
@@ -236,6 +238,19 @@ class Emitter {
     return n;
   }
 
+  // v is read by one operator whose result is at least 8 times larger: an
+  // inline v would be computed again for each element it is broadcast to
+  // (an RMSNorm's sqrt(mean) once per column instead of once per row). Such
+  // a value is computed once into shared memory instead; it is f32 either
+  // way, so the numbers are the same.
+  bool broadcastIntoLarger(ValueId v) const {
+    const auto& users = users_[static_cast<size_t>(v)];
+    if (users.size() != 1) return false;
+    const ir::Op& user = body_.ops[static_cast<size_t>(users[0])];
+    if (user.results.empty()) return false;
+    return ir::numElements(shape(user.results[0])) >= 8 * ir::numElements(shape(v));
+  }
+
   bool consumedByMatmul(ValueId v) const {
     for (int u : users_[static_cast<size_t>(v)])
       if (body_.ops[static_cast<size_t>(u)].kind == OpKind::Matmul) return true;
@@ -348,7 +363,7 @@ class Emitter {
         MIRAGE_CASES_BINARY
         MIRAGE_CASES_UNARY
         MIRAGE_CASES_LAYOUT
-          if (rawUses(v) == 1 && !consumedByMatmul(v)) {
+          if (rawUses(v) == 1 && !consumedByMatmul(v) && !(ir::isElementwise(op.kind) && broadcastIntoLarger(v))) {
             vi.home = Home::Inline;
           } else {
             vi.home = Home::Shared;
@@ -1036,9 +1051,15 @@ class Emitter {
     std::string result = op.kind == OpKind::ReduceMean ? fmt::format("r / {}", floatLiteral(static_cast<double>(count))) : "r";
     std::string src = fmt::format("    // {} = {}(dim={}, size={}) over {} elements\n", info(v).var,
                                   ir::opName(op.kind), op.dim, op.size, count);
-    if (opt_.fastPaths && warps_ > 0 && count >= 64) {
-      // One warp per output element; lanes stride the reduced dim and meet
-      // in a butterfly of shuffles.
+    // Across the innermost dim, one warp per output element: its lanes read
+    // consecutive elements and meet in a butterfly of shuffles. Across an
+    // outer dim the lanes would read one element a row apart, every one in
+    // the same shared-memory bank (a 32-way conflict; QKNorm+GQA's key
+    // norms, 16× the model on the H200), so there each thread sums one
+    // output, and a warp's loads are consecutive outputs — unless too few
+    // outputs would leave threads idle.
+    const bool acrossRows = d + 1 < shape(in).size() && ir::numElements(so) >= threads_;
+    if (opt_.fastPaths && warps_ > 0 && count >= 64 && !acrossRows) {
       fastPaths_.insert("warp-shuffle reductions");
       src += fmt::format(
           "    for (int o = threadIdx.x / 32; o < {}; o += {}) {{\n      {}\n      float r = {};\n"

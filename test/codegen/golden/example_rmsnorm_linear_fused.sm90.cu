@@ -170,6 +170,7 @@ mirage_rmsnorm_linear_fused_k0(const __half* __restrict__ g_arg0, const __half* 
   __half* st_s_w = reinterpret_cast<__half*>(mg_smem + 0);  // [128, 64] x 2 stages, bytes [0, 36864)
   float* s_xw = reinterpret_cast<float*>(mg_smem + 0);  // [16, 64], bytes [0, 4096)
   float* s_ss = reinterpret_cast<float*>(mg_smem + 45568);  // [16, 1], bytes [45568, 45632)
+  float* s11_sqrt = reinterpret_cast<float*>(mg_smem + 4096);  // [16, 1], bytes [4096, 4160)
   float r_s_xw[2][4] = {};  // mma fragments of accum s_xw
     // s_ss = accum: start at 0.0f
     for (int i = threadIdx.x; i < 16; i += 128) {
@@ -254,11 +255,17 @@ mirage_rmsnorm_linear_fused_k0(const __half* __restrict__ g_arg0, const __half* 
       }
     }
     __syncthreads();
+    // s11_sqrt = sqrt[16, 1]
+    for (int i = threadIdx.x; i < 16; i += 128) {
+      const int c0 = i; 
+      s11_sqrt[c0] = mg_sqrt((s_ss[c0] / 512.0f));
+    }
+    __syncthreads();
     // save into result 0 ([16, 64] of [16, 256])
     for (int i = threadIdx.x; i < 128; i += 128) {
       const int c1 = (i) % 8; const int c0 = i / 8; 
       __align__(16) __half mg_v[8];
-      for (int e = 0; e < 8; ++e) mg_store(&mg_v[e], (s_xw[(c0) * 64 + c1 * 8 + e] / mg_sqrt((s_ss[c0] / 512.0f))));
+      for (int e = 0; e < 8; ++e) mg_store(&mg_v[e], (s_xw[(c0) * 64 + c1 * 8 + e] / s11_sqrt[c0]));
       mg_store16(&g_res0[(c1 * 8 + blockIdx.x * 64LL) + (c0) * 256LL], mg_v);
     }
   }
