@@ -311,6 +311,27 @@ void dotBlock(const MontField& f, const u64* arow, const u64* bt, int64_t K, int
   }
 }
 
+// crow[j] = sum_k arow[k] * b[k * ldb + j] for j < cols, reading B by rows as
+// it lies: for a row or two of A (decode steps: one query row a head) packing
+// B transposed costs as much as the products it serves, and its strided
+// writes more. Sixteen products per column summed in 128 bits, then reduced.
+void rowTimesBlock(const MontField& f, const u64* arow, const u64* b, int64_t ldb, int64_t K, int64_t cols,
+                   u64* crow) {
+  constexpr int64_t kMaxCols = 64;
+  u128 s[kMaxCols];
+  for (int64_t j = 0; j < cols; ++j) crow[j] = 0;
+  for (int64_t kk = 0; kk < K; kk += 16) {
+    int64_t end = std::min(K, kk + 16);
+    for (int64_t j = 0; j < cols; ++j) s[j] = 0;
+    for (int64_t k = kk; k < end; ++k) {
+      const u64 av = arow[k];
+      const u64* brow = b + k * ldb;
+      for (int64_t j = 0; j < cols; ++j) s[j] += static_cast<u128>(av) * brow[j];
+    }
+    for (int64_t j = 0; j < cols; ++j) crow[j] = f.add(crow[j], f.reduceWide(s[j]));
+  }
+}
+
 // C[m, n] = A[m, k] * B[k, n] for one lane, with A and B given by base
 // pointers of each batch. Products of representatives are summed in 128 bits,
 // sixteen at a time, then reduced once.
@@ -327,7 +348,8 @@ void matmulLane(const MontField& f, const Shape& outShape, const Shape& aShape, 
   // Work is split into (batch, block of kColumns output columns); each task
   // packs its block of B transposed (so that every dot product reads two
   // contiguous rows) into a small buffer and computes all M rows of it.
-  constexpr int64_t kColumns = 64;
+  constexpr int64_t kColumns = 64;  // at most rowTimesBlock's kMaxCols
+  constexpr int64_t kFewRows = 2;
   int64_t blocks = (N + kColumns - 1) / kColumns;
   parallelFor(pool, batches * blocks, 1, [&](int64_t lo, int64_t hi) {
     std::vector<u64> packed(static_cast<size_t>(std::min(N, kColumns) * K));
@@ -339,6 +361,11 @@ void matmulLane(const MontField& f, const Shape& outShape, const Shape& aShape, 
       int64_t am = b0 * sa[0] + b1 * sa[1] + b2 * sa[2] + b3 * sa[3];
       int64_t bm = b0 * sb[0] + b1 * sb[1] + b2 * sb[2] + b3 * sb[3];
       const u64* bsrc = B + bm * K * N + j0;
+      if (M <= kFewRows) {
+        for (int64_t i = 0; i < M; ++i)
+          rowTimesBlock(f, A + (am * M + i) * K, bsrc, N, K, cols, C + (batch * M + i) * N + j0);
+        continue;
+      }
       for (int64_t k = 0; k < K; ++k)
         for (int64_t j = 0; j < cols; ++j) packed[static_cast<size_t>(j * K + k)] = bsrc[k * N + j];
       for (int64_t i = 0; i < M; ++i)
