@@ -315,10 +315,13 @@ void dotBlock(const MontField& f, const u64* arow, const u64* bt, int64_t K, int
 // it lies: for a row or two of A (decode steps: one query row a head) packing
 // B transposed costs as much as the products it serves, and its strided
 // writes more. Sixteen products per column summed in 128 bits, then reduced.
+// Output columns per task of matmulLane: one block of B packed, or the
+// 128-bit sums rowTimesBlock keeps.
+constexpr int64_t kColumnBlock = 64;
+
 void rowTimesBlock(const MontField& f, const u64* arow, const u64* b, int64_t ldb, int64_t K, int64_t cols,
                    u64* crow) {
-  constexpr int64_t kMaxCols = 64;
-  u128 s[kMaxCols];
+  u128 s[kColumnBlock];
   for (int64_t j = 0; j < cols; ++j) crow[j] = 0;
   for (int64_t kk = 0; kk < K; kk += 16) {
     int64_t end = std::min(K, kk + 16);
@@ -348,11 +351,11 @@ void matmulLane(const MontField& f, const Shape& outShape, const Shape& aShape, 
   // Work is split into (batch, block of kColumns output columns); each task
   // packs its block of B transposed (so that every dot product reads two
   // contiguous rows) into a small buffer and computes all M rows of it.
-  constexpr int64_t kColumns = 64;  // at most rowTimesBlock's kMaxCols
-  constexpr int64_t kFewRows = 2;
+  constexpr int64_t kColumns = kColumnBlock;
+  constexpr int64_t kFewRows = 2;  // up to this many rows of A, B is read in place
   int64_t blocks = (N + kColumns - 1) / kColumns;
   parallelFor(pool, batches * blocks, 1, [&](int64_t lo, int64_t hi) {
-    std::vector<u64> packed(static_cast<size_t>(std::min(N, kColumns) * K));
+    std::vector<u64> packed(M <= kFewRows ? 0 : static_cast<size_t>(std::min(N, kColumns) * K));
     for (int64_t task = lo; task < hi; ++task) {
       int64_t batch = task / blocks, j0 = (task % blocks) * kColumns;
       int64_t cols = std::min(kColumns, N - j0);

@@ -61,6 +61,7 @@ TEST_CASE("a wrong candidate is caught with the first differing element") {
   GpuCheckResult r = checkAgainstInterpreter(*gpu, c.plan, c.binary, c.program, 7);
   CHECK_FALSE(r.ok);
   CHECK(r.error.starts_with("output Y differs at [0, 0]: GPU "));
+  CHECK(r.outputsDiffer);
   CHECK(r.maxAbsError > 0.1);
 }
 

@@ -21,6 +21,7 @@ struct GpuCheckResult {
   // "output Y differs at [3, 17]: GPU 0.51, reference 0.25 (tolerance 0.0213)".
   std::string error;
   double maxAbsError = 0;  // over all outputs
+  bool outputsDiffer = false;  // it ran, and an output is outside the tolerance
   // checkCandidate only: the outputs differ from the input program's
   // reference (`inputDiffers` says where) but match the candidate's own
   // μGraph interpreted on the same inputs.
