@@ -11,7 +11,9 @@
 #      two hand-written μGraph examples are lowered as given); mirage-opt
 #      itself checks every measured candidate on the GPU against the
 #      interpreter and, on Hopper, measures both code paths (sm_80 and TMA
-#      bulk copies), so the report says which one won (code path); the .cu
+#      bulk copies) of the hand-written μGraphs, which run without a time
+#      limit (searched ones run under one, where only sm_80 is measured), so
+#      the report says which one won (code path); the .cu
 #      runs on the GPU (mirage-run --device cuda) and the .mg on the reference
 #      interpreter (mirage-run), on the same seeded inputs, and every output
 #      must agree within the f16 tolerance of backend::checkAgainstInterpreter

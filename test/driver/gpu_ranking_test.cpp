@@ -196,7 +196,8 @@ TEST_CASE("device none never measures, and another arch is ranked by the model",
   CHECK(gpu.measured == 0);
 }
 
-TEST_CASE("on Hopper both code paths are measured and the faster correct one is written", "[driver][gpu]") {
+TEST_CASE("on Hopper both code paths are measured without a time limit, and the faster correct one is written",
+          "[driver][gpu]") {
   auto dir = tempDir("gpu-hopper");
   Options o;
   o.input = std::string(MIRAGE_EXAMPLES_DIR) + "/rmsnorm_linear_fused.mg";  // its loop tiles qualify for TMA
@@ -218,6 +219,17 @@ TEST_CASE("on Hopper both code paths are measured and the faster correct one is 
     CHECK(j["candidates"][0]["gpu_other_code_path"]["median_us"] == 4.0);
     CHECK(j["gpu"]["cost_model"]["measured_candidates"] == 1);
     CHECK(isHopper(readFile(dir / "k.cu")));
+  }
+  SECTION("under a time limit only the sm_80 path is measured") {
+    o.timeLimitSeconds = 30;
+    gpu.bySource = [&](const std::string& source) { return timed(isHopper(source) ? 3.0 : 4.0); };
+    std::ostringstream out, err;
+    REQUIRE(mirage::driver::runMirageOpt(o, out, err, &gpu) == 0);
+    CHECK(gpu.measured == 1);
+    auto j = nlohmann::json::parse(readFile(dir / "r.json"));
+    CHECK(j["candidates"][0]["code_path"] == "sm_80");
+    CHECK_FALSE(j["candidates"][0].contains("gpu_other_code_path"));
+    CHECK_FALSE(isHopper(readFile(dir / "k.cu")));
   }
   SECTION("the Hopper path is wrong on the GPU") {
     gpu.bySource = [&](const std::string& source) { return isHopper(source) ? wrong() : timed(4.0); };
