@@ -56,10 +56,10 @@ class KernelCountGpu final : public driver::CandidateTimer {
 };
 
 // Runs mirage-opt on gqa.mg once (a search that ends at once, to create the
-// cache entry), then replaces the cached candidates with the input, the
-// unguarded flash decoding (2 kernels, cheapest predicted) and the guarded
-// three-kernel form. Returns the options for the second run.
-Options cacheWithUnguardedCandidate(const std::filesystem::path& dir, driver::CandidateTimer* gpu) {
+// cache entry), then replaces the cached candidates with the input and the
+// given μGraph files (path, origin). Returns the options for the second run.
+Options cacheWithCandidates(const std::filesystem::path& dir, driver::CandidateTimer* gpu,
+                            const std::vector<std::pair<std::string, std::string>>& candidates) {
   std::string gqa = std::string(MIRAGE_EXAMPLES_DIR) + "/gqa.mg";
   Options o;
   o.input = gqa;
@@ -83,14 +83,20 @@ Options cacheWithUnguardedCandidate(const std::filesystem::path& dir, driver::Ca
     if (e.path().extension() == ".json") entry = e.path();
   REQUIRE(!entry.empty());
   auto j = nlohmann::json::parse(readFile(entry));
-  j["candidates"] = nlohmann::json::array(
-      {{{"mg", ir::printGraph(load(gqa))}, {"origin", "input"}},
-       {{"mg", ir::printGraph(load(std::string(MIRAGE_EXAMPLES_DIR) + "/gqa_flash_unguarded.mg"))},
-        {"origin", "test: exp(S) without the max"}},
-       {{"mg", ir::printGraph(load(std::string(DRIVER_TEST_FILES) + "/gqa_guarded.mg"))},
-        {"origin", "test: exp(S - M)"}}});
+  j["candidates"] = nlohmann::json::array({{{"mg", ir::printGraph(load(gqa))}, {"origin", "input"}}});
+  for (const auto& [path, origin] : candidates)
+    j["candidates"].push_back({{"mg", ir::printGraph(load(path))}, {"origin", origin}});
   test::writeFile(entry, j.dump());
   return o;
+}
+
+// The input, the unguarded flash decoding (2 kernels, cheapest predicted)
+// and the guarded three-kernel form.
+Options cacheWithUnguardedCandidate(const std::filesystem::path& dir, driver::CandidateTimer* gpu) {
+  return cacheWithCandidates(
+      dir, gpu,
+      {{std::string(MIRAGE_EXAMPLES_DIR) + "/gqa_flash_unguarded.mg", "test: exp(S) without the max"},
+       {std::string(DRIVER_TEST_FILES) + "/gqa_guarded.mg", "test: exp(S - M)"}});
 }
 
 }  // namespace
@@ -111,6 +117,27 @@ TEST_CASE("with a GPU, a candidate the numerics check rejects is never measured"
   CHECK(std::find(gpu.measuredKernels.begin(), gpu.measuredKernels.end(), 3) != gpu.measuredKernels.end());
   CHECK(rep["search"]["rejected_numerics"] == 1);
   CHECK(rep["best"]["id"] == 2);
+}
+
+TEST_CASE("with a GPU, the input lowered is measured second, after the cheapest predicted", "[numerics]") {
+  // Three correct candidates: the guarded three-kernel form (cheapest
+  // predicted), the guarded flash decoding (2 kernels) and the input (8
+  // kernels, the dearest). The input is the baseline: it comes second.
+  auto dir = tempDir("gpu-order");
+  KernelCountGpu gpu;
+  Options o = cacheWithCandidates(
+      dir, &gpu,
+      {{std::string(MIRAGE_EXAMPLES_DIR) + "/gqa_flash.mg", "test: flash decoding"},
+       {std::string(DRIVER_TEST_FILES) + "/gqa_guarded.mg", "test: exp(S - M)"}});
+  gpu.measuredKernels.clear();
+  o.report = (dir / "second.json").string();
+  std::ostringstream out, err;
+  REQUIRE(driver::runMirageOpt(o, out, err, &gpu) == 0);
+  INFO(err.str());
+  auto rep = nlohmann::json::parse(readFile(dir / "second.json"));
+  REQUIRE(rep["cache"] == "hit");
+  CHECK(gpu.measuredKernels == std::vector<int>{3, 8, 2});
+  CHECK(rep["best"]["kernels"] == 2);
 }
 
 TEST_CASE("mirage-opt never chooses a candidate that the numerics check rejects", "[numerics]") {
