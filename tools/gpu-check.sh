@@ -243,10 +243,25 @@ PY
 # check does (docs/ranking.md): in f16 the input program itself is off at
 # large magnitudes (GQA's logits near 100 round to 1/16), and a candidate
 # that keeps them in f32 is right and differs from it.
+# Compares every output of the GPU run (TAG.OUTPUT.gpu.npy) with the
+# reference files TAG.OUTPUT.SUFFIX.npy, over the caller's `outputs`; prints
+# "OUTPUT: max_abs_err=..." for the last, or the first that differs, and then
+# fails.
+compare_outputs() {
+  local tag=$1 suffix=$2 o result
+  for o in "${outputs[@]}"; do
+    if ! result=$(compare_npy "$OUT_DIR/npy/$tag.$o.gpu.npy" "$OUT_DIR/npy/$tag.$o.$suffix.npy"); then
+      printf '%s: %s' "$o" "$result"
+      return 1
+    fi
+  done
+  printf '%s: %s' "$o" "${result#ok }"
+}
+
 run_and_compare() {
   local tag=$1 mg=$2 cu=$3 own=$4
   shift 4
-  local outputs o result differs="" gpu_args=() ref_args=() own_args=()
+  local outputs o result differs gpu_args=() ref_args=() own_args=()
   check="ok"
   mapfile -t outputs < <(grep '^// mirage-plan output ' "$cu" | awk '{print $4}')
   for o in "${outputs[@]}"; do
@@ -261,27 +276,20 @@ run_and_compare() {
     check="FAILED: the reference interpreter"
     return
   fi
-  for o in "${outputs[@]}"; do
-    if ! result=$(compare_npy "$OUT_DIR/npy/$tag.$o.gpu.npy" "$OUT_DIR/npy/$tag.$o.ref.npy"); then
-      differs="$o: $result"
-      break
-    fi
-    check="ok ($o: ${result#ok })"
-  done
-  [[ -z "$differs" ]] && return
+  if result=$(compare_outputs "$tag" ref); then
+    check="ok ($result)"
+    return
+  fi
+  differs=$result
   check="MISMATCH $differs"
   [[ -n "$own" && -f "$own" ]] || return
   if ! logged timeout 300 "$BIN/mirage-run" "$own" --seed "$SEED" "$@" "${own_args[@]}"; then
     check="FAILED: the interpreter on the candidate's μGraph"
-    return
+  elif result=$(compare_outputs "$tag" own); then
+    check="ok (its own μGraph, $result; the input program is off: $differs)"
+  else
+    check="MISMATCH $result (its own μGraph; the input program: $differs)"
   fi
-  for o in "${outputs[@]}"; do
-    if ! result=$(compare_npy "$OUT_DIR/npy/$tag.$o.gpu.npy" "$OUT_DIR/npy/$tag.$o.own.npy"); then
-      check="MISMATCH $o: $result (its own μGraph; the input program: $differs)"
-      return
-    fi
-  done
-  check="ok (its own μGraph, $o: ${result#ok }; the input program is off: $differs)"
 }
 
 # 4. Every example: search (or, for the hand-written μGraphs, take the

@@ -208,12 +208,17 @@ TEST_CASE("on Hopper both code paths are measured without a time limit, and the 
   o.report = (dir / "r.json").string();
   auto isHopper = [](const std::string& source) { return source.find("cp.async.bulk") != std::string::npos; };
   ScriptedGpu gpu;
+  std::string err;
+  auto runForReport = [&] {
+    std::ostringstream out, e;
+    REQUIRE(mirage::driver::runMirageOpt(o, out, e, &gpu) == 0);
+    err = e.str();
+    return nlohmann::json::parse(readFile(dir / "r.json"));
+  };
   SECTION("the Hopper path is faster") {
     gpu.bySource = [&](const std::string& source) { return timed(isHopper(source) ? 3.0 : 4.0); };
-    std::ostringstream out, err;
-    REQUIRE(mirage::driver::runMirageOpt(o, out, err, &gpu) == 0);
+    auto j = runForReport();
     CHECK(gpu.measured == 2);
-    auto j = nlohmann::json::parse(readFile(dir / "r.json"));
     CHECK(j["candidates"][0]["code_path"] == "hopper");
     CHECK(j["candidates"][0]["measured_us"] == 3.0);
     CHECK(j["candidates"][0]["gpu_other_code_path"]["median_us"] == 4.0);
@@ -223,20 +228,16 @@ TEST_CASE("on Hopper both code paths are measured without a time limit, and the 
   SECTION("under a time limit only the sm_80 path is measured") {
     o.timeLimitSeconds = 30;
     gpu.bySource = [&](const std::string& source) { return timed(isHopper(source) ? 3.0 : 4.0); };
-    std::ostringstream out, err;
-    REQUIRE(mirage::driver::runMirageOpt(o, out, err, &gpu) == 0);
+    auto j = runForReport();
     CHECK(gpu.measured == 1);
-    auto j = nlohmann::json::parse(readFile(dir / "r.json"));
     CHECK(j["candidates"][0]["code_path"] == "sm_80");
     CHECK_FALSE(j["candidates"][0].contains("gpu_other_code_path"));
     CHECK_FALSE(isHopper(readFile(dir / "k.cu")));
   }
   SECTION("the Hopper path is wrong on the GPU") {
     gpu.bySource = [&](const std::string& source) { return isHopper(source) ? wrong() : timed(4.0); };
-    std::ostringstream out, err;
-    REQUIRE(mirage::driver::runMirageOpt(o, out, err, &gpu) == 0);
-    CHECK(err.str().find("the Hopper path failed on the GPU, keeping the sm_80 path") != std::string::npos);
-    auto j = nlohmann::json::parse(readFile(dir / "r.json"));
+    auto j = runForReport();
+    CHECK(err.find("the Hopper path failed on the GPU, keeping the sm_80 path") != std::string::npos);
     CHECK(j["candidates"][0]["code_path"] == "sm_80");
     CHECK(j["candidates"][0]["gpu_other_code_path"]["checked"] == false);
     CHECK_FALSE(isHopper(readFile(dir / "k.cu")));

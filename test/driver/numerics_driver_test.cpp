@@ -99,12 +99,8 @@ Options cacheWithUnguardedCandidate(const std::filesystem::path& dir, driver::Ca
        {std::string(DRIVER_TEST_FILES) + "/gqa_guarded.mg", "test: exp(S - M)"}});
 }
 
-}  // namespace
-
-TEST_CASE("with a GPU, a candidate the numerics check rejects is never measured", "[numerics]") {
-  auto dir = tempDir("numerics-gpu");
-  KernelCountGpu gpu;
-  Options o = cacheWithUnguardedCandidate(dir, &gpu);
+// The second run, over the cached candidates, on `gpu`: its report.
+nlohmann::json secondRunOnGpu(const std::filesystem::path& dir, Options o, KernelCountGpu& gpu) {
   gpu.measuredKernels.clear();
   o.report = (dir / "second.json").string();
   std::ostringstream out, err;
@@ -112,6 +108,15 @@ TEST_CASE("with a GPU, a candidate the numerics check rejects is never measured"
   INFO(err.str());
   auto rep = nlohmann::json::parse(readFile(dir / "second.json"));
   REQUIRE(rep["cache"] == "hit");
+  return rep;
+}
+
+}  // namespace
+
+TEST_CASE("with a GPU, a candidate the numerics check rejects is never measured", "[numerics]") {
+  auto dir = tempDir("numerics-gpu");
+  KernelCountGpu gpu;
+  auto rep = secondRunOnGpu(dir, cacheWithUnguardedCandidate(dir, &gpu), gpu);
   // The 2-kernel form would be the fastest measured; it is never given to the GPU.
   CHECK(std::find(gpu.measuredKernels.begin(), gpu.measuredKernels.end(), 2) == gpu.measuredKernels.end());
   CHECK(std::find(gpu.measuredKernels.begin(), gpu.measuredKernels.end(), 3) != gpu.measuredKernels.end());
@@ -129,13 +134,7 @@ TEST_CASE("with a GPU, the input lowered is measured second, after the cheapest 
       dir, &gpu,
       {{std::string(MIRAGE_EXAMPLES_DIR) + "/gqa_flash.mg", "test: flash decoding"},
        {std::string(DRIVER_TEST_FILES) + "/gqa_guarded.mg", "test: exp(S - M)"}});
-  gpu.measuredKernels.clear();
-  o.report = (dir / "second.json").string();
-  std::ostringstream out, err;
-  REQUIRE(driver::runMirageOpt(o, out, err, &gpu) == 0);
-  INFO(err.str());
-  auto rep = nlohmann::json::parse(readFile(dir / "second.json"));
-  REQUIRE(rep["cache"] == "hit");
+  auto rep = secondRunOnGpu(dir, o, gpu);
   CHECK(gpu.measuredKernels == std::vector<int>{3, 8, 2});
   CHECK(rep["best"]["kernels"] == 2);
 }
