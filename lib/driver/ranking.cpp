@@ -42,6 +42,9 @@ std::vector<size_t> byPrediction(const std::vector<search::Candidate>& cands) {
   return order;
 }
 
+// The input program lowered one kernel per operator (the fallback).
+bool isInputLowered(const search::Candidate& c) { return c.origin.rfind("input", 0) == 0; }
+
 // The order the GPU measures in: cheapest predicted first, then the input
 // lowered, then the rest. The input is the baseline a GPU run should never
 // lose to: on the first H200 runs the model put QKNorm+GQA's fused kernels
@@ -49,15 +52,14 @@ std::vector<size_t> byPrediction(const std::vector<search::Candidate>& cands) {
 // against the input's 138; under a time limit that leaves room for two
 // measurements, the second goes to the input.
 std::vector<size_t> measurementOrder(const std::vector<search::Candidate>& cands, std::vector<size_t> order) {
-  auto input = std::find_if(order.begin(), order.end(),
-                            [&](size_t i) { return cands[i].origin.rfind("input", 0) == 0; });
+  auto input = std::find_if(order.begin(), order.end(), [&](size_t i) { return isInputLowered(cands[i]); });
   if (input != order.end() && input - order.begin() > 1) std::rotate(order.begin() + 1, input, input + 1);
   return order;
 }
 
 void addFallbackNote(Run& run, size_t i) {
   const auto& cands = run.result.candidates;
-  if (cands[i].origin.rfind("input", 0) == 0 && cands.size() > 1)
+  if (isInputLowered(cands[i]) && cands.size() > 1)
     run.reason += "; no μGraph beats the input, which is lowered one kernel per operator";
 }
 
