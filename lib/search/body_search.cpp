@@ -13,6 +13,7 @@
 #include "move_memo.h"
 #include "seen_states.h"
 #include "space.h"
+#include "small_vec.h"
 #include "tie_key.h"
 
 namespace mirage::search {
@@ -25,9 +26,14 @@ struct Config {
   int64_t forloop = 1;         // representative
 };
 
+// Body values are copied for every move the search accepts: their dims are
+// stored inline (small_vec.h).
+using BodyShape = SmallVec<int64_t, 6>;
+using BodyLabels = SmallVec<Label, 6>;
+
 struct BVal {
-  ir::Shape shape;
-  Labels labels;
+  BodyShape shape;
+  BodyLabels labels;
   bool after = false;
   bool hidden = false;  // the scaled half of a two-step fix; not an operand
   bool variant = false; // changes between for-loop steps (reads a tile with fmap)
@@ -220,7 +226,7 @@ class BodySearch {
   uint64_t requiredMask_ = 0;  // tensors the last kernel must still tile
   double futureUs_ = 0;        // the kernels after this one, at least
   std::vector<FloorSave> outputSaves_;
-  std::unordered_map<uint64_t, std::vector<FloorPoint>> floorByTiles_;
+  std::unordered_map<uint64_t, FloorPoints> floorByTiles_;
   KernelFloor scratch_;  // reused: the floor of one state at one extent choice
   // An intermediate kernel: the needed program inputs no closed kernel
   // read, their bytes, and the outputs' bytes.
@@ -356,7 +362,7 @@ class BodySearch {
                .emplace(mask, kernelFloorPoints(ctx_, plan_, cfg_.grid, cfg_.loop, maskTensors(mask),
                                                 final_ ? outputSaves_ : std::vector<FloorSave>{}, 0))
                .first;
-    return it->second;
+    return *it->second;
   }
 
   // The least of withOperators over extent choices (cheapest first by
@@ -447,11 +453,13 @@ class BodySearch {
   // the cost model counts them (backend kernelWork): per block, FLOPs and
   // shared-memory traffic, `forloop` times in the loop, once after it.
   double withOperators(const FloorPoint& p) {
+    // The scratch floor keeps its element list's storage from call to call:
+    // this runs for nearly every state.
     KernelFloor& f = scratch_;
-    const std::vector<std::pair<ir::OpKind, double>> keep = std::move(f.blockElements);
+    std::vector<std::pair<ir::OpKind, double>> elements = std::move(f.blockElements);
     f = p.work;
-    f.blockElements = keep;
-    f.blockElements.clear();
+    elements.assign(p.work.blockElements.begin(), p.work.blockElements.end());
+    f.blockElements = std::move(elements);
     const double bytes = ir::dtypeBytes(ctx_.program->dtype);
     const double loop = static_cast<double>(p.forloop);
     for (size_t i = 0; i < ops_.size(); ++i) {
@@ -467,7 +475,7 @@ class BodySearch {
         case ir::OpKind::Matmul: {
           const BVal& a = vals_[static_cast<size_t>(op.in0)];
           BVal k;
-          k.labels = {a.labels.back()};
+          k.labels.assign(1, a.labels.back());
           f.blockMatmulFlops += 2 * out * blockElements(k, p) * times;
           break;
         }
@@ -1410,8 +1418,8 @@ class BodySearch {
   // ---- saving results ----
 
   struct SaveInfo {
-    ir::Shape shape;
-    Labels labels;
+    BodyShape shape;
+    BodyLabels labels;
     ir::DimMap omap = ir::kEmptyMap;
   };
 
@@ -1536,8 +1544,8 @@ class BodySearch {
     Plan done = plan_;
     for (size_t o = 0; o < chosen.size(); ++o) {
       Tensor out;
-      out.shape = infos[o].shape;
-      out.labels = infos[o].labels;
+      out.shape = infos[o].shape.toVector();
+      out.labels = infos[o].labels.toVector();
       out.expr = ctx_.targets[o];
       out.kernel = static_cast<int>(done.kernels.size());
       out.index = static_cast<int>(o);
@@ -1708,10 +1716,10 @@ class BodySearch {
     if (canBound_) {
       const int bytes = ir::dtypeBytes(ctx_.program->dtype);
       std::vector<FloorSave> saves;
-      for (size_t s = 0; s < infos.size(); ++s) saves.push_back({infos[s].labels, keepF32 ? 4 : bytes});
-      for (const SaveInfo& info : maxInfos) saves.push_back({info.labels, 4});
+      for (size_t s = 0; s < infos.size(); ++s) saves.push_back({infos[s].labels.toVector(), keepF32 ? 4 : bytes});
+      for (const SaveInfo& info : maxInfos) saves.push_back({info.labels.toVector(), 4});
       ctx_.closedFloorUs += leastWithOperators(
-          kernelFloorPoints(ctx_, plan_, cfg_.grid, cfg_.loop, maskTensors(tileMask_), saves, partial));
+          *kernelFloorPoints(ctx_, plan_, cfg_.grid, cfg_.loop, maskTensors(tileMask_), saves, partial));
       if (bounding_ && beatenHere(ctx_.closedFloorUs + futureFor(tileMask_))) {
         ++ctx_.stats.prunedByBound;
         ctx_.closedFloorUs = closedBefore;
@@ -1723,8 +1731,8 @@ class BodySearch {
     bool usesPartial = false;
     for (size_t s = 0; s < sinks.size(); ++s) {
       Tensor t;
-      t.shape = infos[s].shape;
-      t.labels = infos[s].labels;
+      t.shape = infos[s].shape.toVector();
+      t.labels = infos[s].labels.toVector();
       for (Label l : t.labels) usesPartial = usesPartial || partialOf(l) == partial;
       // With a for-loop of one iteration the saved accum is the value itself.
       t.expr = vals_[static_cast<size_t>(sinks[s])].expr;
@@ -1735,8 +1743,8 @@ class BodySearch {
     }
     for (size_t m = 0; m < scans.size(); ++m) {
       Tensor t;
-      t.shape = maxInfos[m].shape;
-      t.labels = maxInfos[m].labels;
+      t.shape = maxInfos[m].shape.toVector();
+      t.labels = maxInfos[m].labels.toVector();
       for (Label l : t.labels) usesPartial = usesPartial || partialOf(l) == partial;
       int rm = ops_[static_cast<size_t>(scans[m])].in0;
       t.expr = ctx_.exprs.max(vals_[static_cast<size_t>(rm)].expr, cfg_.forloop);

@@ -41,7 +41,7 @@ FloorTensor describeTensor(const Context& ctx, const Plan& plan, int t) {
 
 }  // namespace
 
-const std::vector<FloorPoint>& kernelFloorPoints(Context& ctx, const Plan& plan, const std::vector<GridAxis>& grid,
+const FloorPoints& kernelFloorPoints(Context& ctx, const Plan& plan, const std::vector<GridAxis>& grid,
                                                  Label loop, const std::vector<int>& tiles,
                                                  const std::vector<FloorSave>& saves, Label newPartial) {
   // The memo key: everything the floor depends on.
@@ -64,7 +64,7 @@ const std::vector<FloorPoint>& kernelFloorPoints(Context& ctx, const Plan& plan,
     for (Label l : s.labels) key += fmt::format("{},", partialOf(l) == newPartial && newPartial ? -innerOf(l) : l);
   }
   if (auto it = ctx.floorMemo.find(key); it != ctx.floorMemo.end()) return it->second;
-  if (ctx.floorMemo.size() > 200000) ctx.floorMemo.clear();  // bounded memory; references are used at once
+  if (ctx.floorMemo.size() > 200000) ctx.floorMemo.clear();  // bounded memory; the result is used at once or shared
 
   // The extents chooseExtents tries (extents.cpp): per grid axis every
   // block count divisorsOf gives, per for-loop every count left.
@@ -156,7 +156,8 @@ const std::vector<FloorPoint>& kernelFloorPoints(Context& ctx, const Plan& plan,
     if (a == grid.size()) break;
   }
   std::stable_sort(points.begin(), points.end(), [](const FloorPoint& a, const FloorPoint& b) { return a.us < b.us; });
-  return ctx.floorMemo.emplace(std::move(key), std::move(points)).first->second;
+  return ctx.floorMemo.emplace(std::move(key), std::make_shared<const std::vector<FloorPoint>>(std::move(points)))
+      .first->second;
 }
 
 }  // namespace mirage::search

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <unordered_map>
 #include <set>
 #include <string>
@@ -189,7 +190,11 @@ struct FloorPoint {
   KernelFloor work;            // tiles and saves only
   double us = 0;               // Context::kernelFloor(work)
 };
-const std::vector<FloorPoint>& kernelFloorPoints(Context& ctx, const Plan& plan, const std::vector<GridAxis>& grid,
+// Shared: a body search keeps the points of each tile set it asked for
+// without copying them (each point owns vectors), and a clear of the memo
+// does not take them away from it.
+using FloorPoints = std::shared_ptr<const std::vector<FloorPoint>>;
+const FloorPoints& kernelFloorPoints(Context& ctx, const Plan& plan, const std::vector<GridAxis>& grid,
                                                  Label loop, const std::vector<int>& tiles,
                                                  const std::vector<FloorSave>& saves, Label newPartial);
 
@@ -256,7 +261,7 @@ struct Context {
   int planKernels = 0;
   double closedFloorUs = 0;
   std::vector<char> neededInput;  // per program input: some output depends on it  // lower bounds of the kernels the current plan has closed
-  std::unordered_map<std::string, std::vector<struct FloorPoint>> floorMemo;  // by configuration, tiles and saves
+  std::unordered_map<std::string, FloorPoints> floorMemo;  // by configuration, tiles and saves
   // Templates emitted, never reset (stats.templates is flushed).
   int64_t templatesEver = 0;
   // Searches of the kernels after a closed one that emitted nothing
