@@ -72,7 +72,8 @@ const FloorPoints& kernelFloorPoints(Context& ctx, const Plan& plan, const std::
   std::vector<std::vector<int64_t>> axisOptions;
   for (const GridAxis& a : grid) axisOptions.push_back(divisorsOf(pl.extent[static_cast<size_t>(a.label)], false));
   const bool partialLoop = loop != kUnit && partialOf(loop) != 0;
-  std::vector<int64_t> parts(grid.size(), 1);
+  SmallVec<int64_t, 3> parts;
+  parts.assign(grid.size(), 1);
   const int dtypeBytes = ir::dtypeBytes(ctx.program->dtype);
   std::vector<FloorPoint> points;
 
@@ -82,7 +83,7 @@ const FloorPoints& kernelFloorPoints(Context& ctx, const Plan& plan, const std::
     for (int64_t p : parts) f.blocks *= p;
     int64_t smemTiles = 0;  // extents.cpp's working set: every tile at one step
     for (const FloorTensor& t : ts) {
-      std::vector<double> tile = t.full;
+      SmallVec<double, 6> tile = t.full;  // inline: this runs for every extent choice
       double fullElems = 1;
       bool walked = false;
       for (size_t a = 0; a < grid.size(); ++a)

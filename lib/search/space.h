@@ -20,6 +20,7 @@
 #include "mirage/ir/graph.h"
 #include "mirage/search/expr.h"
 #include "mirage/search/search.h"
+#include "small_vec.h"
 
 namespace mirage::search {
 
@@ -185,7 +186,7 @@ struct Context;
 // operators are added by the caller. `newPartial`: the partial label of
 // this kernel's own split, if it has one (else 0).
 struct FloorPoint {
-  std::vector<int64_t> parts;  // blocks per grid axis
+  SmallVec<int64_t, 3> parts;  // blocks per grid axis (x, y, z)
   int64_t forloop = 1;
   KernelFloor work;            // tiles and saves only
   double us = 0;               // Context::kernelFloor(work)
