@@ -224,6 +224,7 @@ class BodySearch {
   int tieLost_ = -1;
   uint64_t tileMask_ = 0;      // tensors tiled in this body
   uint64_t requiredMask_ = 0;  // tensors the last kernel must still tile
+  std::vector<std::pair<int, BVal>> requiredTiles_;  // their tiles that an operator must read (unreadTileElements)
   double futureUs_ = 0;        // the kernels after this one, at least
   std::vector<FloorSave> outputSaves_;
   std::unordered_map<uint64_t, FloorPoints> floorByTiles_;
@@ -282,6 +283,7 @@ class BodySearch {
       bool needed = ten.kernel >= 0 || ctx_.neededInput[static_cast<size_t>(ten.index)];
       if (needed && !read[t]) requiredMask_ |= uint64_t{1} << t;
     }
+    initRequiredTiles();
   }
 
   std::vector<int> maskTensors(uint64_t mask) const {
@@ -402,25 +404,48 @@ class BodySearch {
   // emitted body has no dead value (tryComplete, tryClose), so each such
   // tile is read by an operator still to come, and each operator that
   // withOperators counts reads its operands' block elements from shared
-  // memory at least once. Left out: a tile an accumulator may read
-  // directly (a variant tile without the loop's label: Accum and its
-  // weighted form are not counted as shared traffic) and, in the last
-  // kernel, a tile that may itself be saved as an output.
+  // memory in every step of the for-loop: a tile is never an after-loop
+  // value, so neither is an operator that reads it. Left out: a tile an
+  // accumulator may read directly (a variant tile without the loop's
+  // label: Accum and its weighted form are not counted as shared traffic)
+  // and, in the last kernel, a tile that may itself be saved as an output.
+  // In the last kernel the same holds for the tiles every completion must
+  // still load (requiredMask_, precomputed in requiredTiles_).
   double unreadTileElements(const FloorPoint& p) {
     double n = 0;
     for (size_t i = 0; i < ops_.size(); ++i) {
       if (ops_[i].kind != ir::OpKind::Tile) continue;
       const BVal& v = vals_[i];
-      if (v.uses > 0 || v.hidden) continue;
-      if (cfg_.loop != kUnit && v.variant &&
-          std::find(v.labels.begin(), v.labels.end(), cfg_.loop) == v.labels.end())
-        continue;
-      if (final_ && std::any_of(ctx_.targets.begin(), ctx_.targets.end(),
-                                [&](ExprId t) { return ctx_.exprs.equalUpToScale(v.expr, t); }))
-        continue;
+      if (v.uses > 0 || v.hidden || mayBeReadFree(v)) continue;
       n += blockElements(v, p);
     }
-    return n;
+    for (const auto& [t, v] : requiredTiles_)
+      if (!(tileMask_ & (uint64_t{1} << t))) n += blockElements(v, p);
+    return n * static_cast<double>(p.forloop);
+  }
+
+  // A tile whose reader the model may charge no shared traffic: an
+  // accumulator of it, or none at all where it is saved as an output.
+  bool mayBeReadFree(const BVal& v) const {
+    if (cfg_.loop != kUnit && v.variant &&
+        std::find(v.labels.begin(), v.labels.end(), cfg_.loop) == v.labels.end())
+      return true;
+    return final_ && std::any_of(ctx_.targets.begin(), ctx_.targets.end(),
+                                 [&](ExprId t) { return ctx_.exprs.equalUpToScale(v.expr, t); });
+  }
+
+  // The last kernel: the tiles of the tensors it must still load
+  // (requiredMask_) as makeTile would make them, except those
+  // mayBeReadFree; a tensor this configuration cannot tile has no
+  // completion here, and adds nothing.
+  void initRequiredTiles() {
+    for (size_t t = 0; t < plan_.tensors.size() && t < 64; ++t) {
+      if (!(requiredMask_ & (uint64_t{1} << t))) continue;
+      BodyOp op;
+      BVal v;
+      if (!makeTile(static_cast<int>(t), op, v) || mayBeReadFree(v)) continue;
+      requiredTiles_.push_back({static_cast<int>(t), std::move(v)});
+    }
   }
 
   // What the operators that make the outputs no value equals yet will
