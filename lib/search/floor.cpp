@@ -41,7 +41,7 @@ FloorTensor describeTensor(const Context& ctx, const Plan& plan, int t) {
 
 }  // namespace
 
-const FloorPoints& kernelFloorPoints(Context& ctx, const Plan& plan, const std::vector<GridAxis>& grid,
+FloorPoints kernelFloorPoints(Context& ctx, const Plan& plan, const std::vector<GridAxis>& grid,
                                                  Label loop, const std::vector<int>& tiles,
                                                  const std::vector<FloorSave>& saves, Label newPartial) {
   // The memo key: everything the floor depends on.
@@ -63,8 +63,11 @@ const FloorPoints& kernelFloorPoints(Context& ctx, const Plan& plan, const std::
     key += fmt::format("s{}:", s.bytes);
     for (Label l : s.labels) key += fmt::format("{},", partialOf(l) == newPartial && newPartial ? -innerOf(l) : l);
   }
-  if (auto it = ctx.floorMemo.find(key); it != ctx.floorMemo.end()) return it->second;
-  if (ctx.floorMemo.size() > 200000) ctx.floorMemo.clear();  // bounded memory; the result is used at once or shared
+  Context::FloorMemo& memo = *ctx.floorMemo;
+  {
+    std::lock_guard lock(memo.mu);
+    if (auto it = memo.points.find(key); it != memo.points.end()) return it->second;
+  }
 
   // The extents chooseExtents tries (extents.cpp): per grid axis every
   // block count divisorsOf gives, per for-loop every count left.
@@ -157,7 +160,11 @@ const FloorPoints& kernelFloorPoints(Context& ctx, const Plan& plan, const std::
     if (a == grid.size()) break;
   }
   std::stable_sort(points.begin(), points.end(), [](const FloorPoint& a, const FloorPoint& b) { return a.us < b.us; });
-  return ctx.floorMemo.emplace(std::move(key), std::make_shared<const std::vector<FloorPoint>>(std::move(points)))
+  // Evaluated without the lock: another thread may have stored the same
+  // points meanwhile, and then either copy serves.
+  std::lock_guard lock(memo.mu);
+  if (memo.points.size() > 200000) memo.points.clear();  // bounded memory; holders keep their points
+  return memo.points.emplace(std::move(key), std::make_shared<const std::vector<FloorPoint>>(std::move(points)))
       .first->second;
 }
 

@@ -394,6 +394,7 @@ class Engine {
     }
     Context ctx;
     initContext(ctx, program_, labels_, opt_.limits);
+    ctx.floorMemo = floorMemo_;
     if (!opt_.guardInEnumerator) ctx.guard = false;
     ctx.pruneUnreachable = opt_.pruneUnreachable;
     ctx.skipBarren = opt_.skipBarren;
@@ -864,6 +865,8 @@ class Engine {
   bool verifying_ = false;       // a thread is verifying a candidate; guarded by mu_
 
   std::mutex mu_;
+  // Floor points, one memo for all threads (Context::FloorMemo).
+  std::shared_ptr<Context::FloorMemo> floorMemo_ = std::make_shared<Context::FloorMemo>();
   std::condition_variable cv_;
   int running_ = 0;
   int doneWorkers_ = 0;

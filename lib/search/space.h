@@ -10,6 +10,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <unordered_map>
 #include <set>
 #include <string>
@@ -195,7 +196,7 @@ struct FloorPoint {
 // without copying them (each point owns vectors), and a clear of the memo
 // does not take them away from it.
 using FloorPoints = std::shared_ptr<const std::vector<FloorPoint>>;
-const FloorPoints& kernelFloorPoints(Context& ctx, const Plan& plan, const std::vector<GridAxis>& grid,
+FloorPoints kernelFloorPoints(Context& ctx, const Plan& plan, const std::vector<GridAxis>& grid,
                                                  Label loop, const std::vector<int>& tiles,
                                                  const std::vector<FloorSave>& saves, Label newPartial);
 
@@ -262,7 +263,15 @@ struct Context {
   int planKernels = 0;
   double closedFloorUs = 0;
   std::vector<char> neededInput;  // per program input: some output depends on it  // lower bounds of the kernels the current plan has closed
-  std::unordered_map<std::string, FloorPoints> floorMemo;  // by configuration, tiles and saves
+  // Floor points by configuration, tiles and saves (kernelFloorPoints):
+  // they depend on the program, the limits and the cost model only, so
+  // the engine gives all its threads one memo (a miss evaluates a few
+  // hundred extent choices).
+  struct FloorMemo {
+    std::mutex mu;
+    std::unordered_map<std::string, FloorPoints> points;
+  };
+  std::shared_ptr<FloorMemo> floorMemo = std::make_shared<FloorMemo>();
   // Templates emitted, never reset (stats.templates is flushed).
   int64_t templatesEver = 0;
   // Searches of the kernels after a closed one that emitted nothing
