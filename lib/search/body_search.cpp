@@ -847,8 +847,7 @@ class BodySearch {
     const BVal& newest = vals_[static_cast<size_t>(last)];
     if (newest.hidden) return;
     const size_t mask = outcomeSlots_.size() - 1;
-    for (ir::OpKind k : ctx_.kinds) {
-      if (!ir::isElementwiseBinary(k) && k != ir::OpKind::Matmul) continue;
+    for (ir::OpKind k : ctx_.binaryKinds) {
       const bool commutative = ir::isCommutative(k);
       BodyOp op;
       op.kind = k;
@@ -1272,17 +1271,16 @@ class BodySearch {
       const BVal& a = vals_[static_cast<size_t>(i)];
       if (a.hidden) continue;
       // Element-wise unary operators of the program.
-      for (ir::OpKind k : ctx_.kinds)
-        if (isUnaryKind(k)) {
-          if (k == ir::OpKind::Exp && ctx_.guard) {
-            if (a.needsWeight < 0) tryGuardedExp(i, depthLeft);
-            continue;
-          }
-          BodyOp op;
-          op.kind = k;
-          op.in0 = i;
-          tryMove(op, depthLeft);
+      for (ir::OpKind k : ctx_.unaryKinds) {
+        if (k == ir::OpKind::Exp && ctx_.guard) {
+          if (a.needsWeight < 0) tryGuardedExp(i, depthLeft);
+          continue;
         }
+        BodyOp op;
+        op.kind = k;
+        op.in0 = i;
+        tryMove(op, depthLeft);
+      }
       // The program's operators with a number (maximum(x, 0), ...).
       for (const auto& [k, c] : ctx_.scalarOps) {
         BodyOp op;
@@ -1341,7 +1339,7 @@ class BodySearch {
           tryMove(inner, depthLeft);
         }
         tryMove(op, depthLeft);
-        if (ctx_.kinds.count(ir::OpKind::ReduceMax) && !partialOf(l)) {
+        if (ctx_.hasReduceMax && !partialOf(l)) {
           op.kind = ir::OpKind::ReduceMax;
           tryMove(op, depthLeft);
         }
@@ -1368,10 +1366,8 @@ class BodySearch {
       // so most pairs are skipped before any work.
       int last = n - 1;
       int lastKind = ops_.empty() ? -1 : static_cast<int>(ops_.back().kind);
-      for (ir::OpKind k : ctx_.kinds) {
+      for (ir::OpKind k : ctx_.binaryKinds) {
         bool commutative = ir::isCommutative(k);
-        bool binary = ir::isElementwiseBinary(k) || k == ir::OpKind::Matmul;
-        if (!binary) continue;
         bool onlyWithLast = !ctx_.bruteForce && static_cast<int>(k) < lastKind;
         if (onlyWithLast && i != last) {
           // Only (i, last) can qualify.
@@ -1388,7 +1384,7 @@ class BodySearch {
           const BVal& b = vals_[static_cast<size_t>(j)];
           if (b.hidden || a.after != b.after) continue;
           if ((commutative && j < i) || (!commutative && i == j)) continue;
-          if (k == ir::OpKind::Mul && i == j && ctx_.kinds.count(ir::OpKind::Square)) continue;  // square(x)
+          if (k == ir::OpKind::Mul && i == j && ctx_.hasSquare) continue;  // square(x)
           BodyOp op;
           op.kind = k;
           op.in0 = i;
@@ -2050,6 +2046,14 @@ void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& la
   // A maximum that only stabilizes a softmax cancels (the max-shift axiom):
   // no body needs it.
   if (!targetsHaveMax) ctx.kinds.erase(ir::OpKind::ReduceMax);
+  ctx.unaryKinds.clear();
+  ctx.binaryKinds.clear();
+  for (ir::OpKind k : ctx.kinds) {
+    if (isUnaryKind(k)) ctx.unaryKinds.push_back(k);
+    if (ir::isElementwiseBinary(k) || k == ir::OpKind::Matmul) ctx.binaryKinds.push_back(k);
+  }
+  ctx.hasSquare = ctx.kinds.count(ir::OpKind::Square) > 0;
+  ctx.hasReduceMax = ctx.kinds.count(ir::OpKind::ReduceMax) > 0;
 }
 
 int countFirstConfigs(Context& ctx, int kernels) {

@@ -214,6 +214,11 @@ struct Context {
   std::vector<ExprId> pruneTargets;
   std::vector<ExprId> fixArgs;    // exact arguments that values may be scaled/shifted to
   std::set<ir::OpKind> kinds;     // operator kinds of the program
+  // The same, split as every state tries them (initContext, from kinds):
+  // walking a std::set in the innermost loops cost about 1 % of a search.
+  std::vector<ir::OpKind> unaryKinds;   // element-wise unary, in kind order
+  std::vector<ir::OpKind> binaryKinds;  // element-wise binary and matmul, in kind order
+  bool hasSquare = false, hasReduceMax = false;
   // The program's commutative binary operators with a number operand other
   // than the scale and shift that fixes make (maximum(x, 0), minimum(x, 6)):
   // a body may apply them to any value.
