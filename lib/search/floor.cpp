@@ -41,9 +41,8 @@ FloorTensor describeTensor(const Context& ctx, const Plan& plan, int t) {
 
 }  // namespace
 
-FloorPoints kernelFloorPoints(Context& ctx, const Plan& plan, const std::vector<GridAxis>& grid,
-                                                 Label loop, const std::vector<int>& tiles,
-                                                 const std::vector<FloorSave>& saves, Label newPartial) {
+FloorPoints kernelFloorPoints(Context& ctx, const Plan& plan, const std::vector<GridAxis>& grid, Label loop,
+                              const std::vector<int>& tiles, const std::vector<FloorSave>& saves, Label newPartial) {
   // The memo key: everything the floor depends on.
   std::string key = fmt::format("L{}|", loop);
   if (partialOf(loop)) {

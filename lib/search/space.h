@@ -196,9 +196,8 @@ struct FloorPoint {
 // without copying them (each point owns vectors), and a clear of the memo
 // does not take them away from it.
 using FloorPoints = std::shared_ptr<const std::vector<FloorPoint>>;
-FloorPoints kernelFloorPoints(Context& ctx, const Plan& plan, const std::vector<GridAxis>& grid,
-                                                 Label loop, const std::vector<int>& tiles,
-                                                 const std::vector<FloorSave>& saves, Label newPartial);
+FloorPoints kernelFloorPoints(Context& ctx, const Plan& plan, const std::vector<GridAxis>& grid, Label loop,
+                              const std::vector<int>& tiles, const std::vector<FloorSave>& saves, Label newPartial);
 
 // Per-thread search state.
 struct Context {
