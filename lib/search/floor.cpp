@@ -162,7 +162,11 @@ FloorPoints kernelFloorPoints(Context& ctx, const Plan& plan, const std::vector<
   // Evaluated without the lock: another thread may have stored the same
   // points meanwhile, and then either copy serves.
   std::lock_guard lock(memo.mu);
-  if (memo.points.size() > 200000) memo.points.clear();  // bounded memory; holders keep their points
+  if (memo.held + points.size() > Context::FloorMemo::kMostPoints) {  // bounded memory; holders keep their points
+    memo.points.clear();
+    memo.held = 0;
+  }
+  memo.held += points.size();
   return memo.points.emplace(std::move(key), std::make_shared<const std::vector<FloorPoint>>(std::move(points)))
       .first->second;
 }

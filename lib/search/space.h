@@ -272,8 +272,13 @@ struct Context {
   // the engine gives all its threads one memo (a miss evaluates a few
   // hundred extent choices).
   struct FloorMemo {
+    // A few hundred points a key, about 140 bytes a point: at most about
+    // 400 MB. (Bounded by 200,000 keys it held over 1 GB of GQA's default
+    // run, 5 GB at worst.)
+    static constexpr size_t kMostPoints = size_t{3} << 20;
     std::mutex mu;
     std::unordered_map<std::string, FloorPoints> points;
+    size_t held = 0;  // points in the memo
   };
   std::shared_ptr<FloorMemo> floorMemo = std::make_shared<FloorMemo>();
   // Templates emitted, never reset (stats.templates is flushed).
