@@ -166,9 +166,11 @@ FloorPoints kernelFloorPoints(Context& ctx, const Plan& plan, const std::vector<
     memo.points.clear();
     memo.held = 0;
   }
-  memo.held += points.size();
-  return memo.points.emplace(std::move(key), std::make_shared<const std::vector<FloorPoint>>(std::move(points)))
-      .first->second;
+  const size_t count = points.size();
+  auto [it, inserted] =
+      memo.points.emplace(std::move(key), std::make_shared<const std::vector<FloorPoint>>(std::move(points)));
+  if (inserted) memo.held += count;  // the other thread's copy is already counted
+  return it->second;
 }
 
 }  // namespace mirage::search
