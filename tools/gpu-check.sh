@@ -235,14 +235,6 @@ for line in open(cu):
 PY
 }
 
-# Runs a written .cu on the GPU and the input program on the interpreter over
-# the same inputs (seeded, or the --in arguments given after the first four)
-# and compares every output; sets `check`. Where an output differs from the
-# input program's and the candidate's own μGraph (OWN_MG, from --emit-mg) is
-# there, the outputs are compared with that μGraph's too, as mirage-opt's own
-# check does (docs/ranking.md): in f16 the input program itself is off at
-# large magnitudes (GQA's logits near 100 round to 1/16), and a candidate
-# that keeps them in f32 is right and differs from it.
 # Compares every output of the GPU run (TAG.OUTPUT.gpu.npy) with the
 # reference files TAG.OUTPUT.SUFFIX.npy, over the caller's `outputs`; prints
 # "OUTPUT: max_abs_err=..." for the last, or the first that differs, and then
@@ -258,6 +250,14 @@ compare_outputs() {
   printf '%s: %s' "$o" "${result#ok }"
 }
 
+# Runs a written .cu on the GPU and the input program on the interpreter over
+# the same inputs (seeded, or the --in arguments given after the first four)
+# and compares every output; sets `check`. Where an output differs from the
+# input program's and the candidate's own μGraph (the fourth argument, from
+# --emit-mg) is there, the outputs are compared with that μGraph's too, as
+# mirage-opt's own check does (docs/ranking.md): in f16 the input program itself is off at
+# large magnitudes (GQA's logits near 100 round to 1/16), and a candidate
+# that keeps them in f32 is right and differs from it.
 run_and_compare() {
   local tag=$1 mg=$2 cu=$3 own=$4
   shift 4

@@ -288,7 +288,7 @@ json finiteOrNull(double x) { return std::isfinite(x) ? json(x) : json(nullptr);
 json numericsJson(const Run& run, size_t i) {
   const search::Candidate& c = run.result.candidates[i];
   if (i >= run.numericsOf.size() || !run.numericsOf[i]) {
-    std::string why = run.opt.noSearch || c.origin == "input"
+    std::string why = run.opt.noSearch || isInputLowered(c)
                           ? "the input program itself"
                           : "not reached: a candidate before it was chosen, or no time was left";
     return {{"checked", false}, {"reason", why}};

@@ -42,9 +42,6 @@ std::vector<size_t> byPrediction(const std::vector<search::Candidate>& cands) {
   return order;
 }
 
-// The input program lowered one kernel per operator (the fallback).
-bool isInputLowered(const search::Candidate& c) { return c.origin.rfind("input", 0) == 0; }
-
 // The order the GPU measures in: cheapest predicted first, then the input
 // lowered, then the rest. The input is the baseline a GPU run should never
 // lose to: on the first H200 runs the model put QKNorm+GQA's fused kernels
@@ -222,9 +219,11 @@ bool chooseByGpu(Run& run) {
 
 }  // namespace
 
+bool isInputLowered(const search::Candidate& c) { return c.origin.rfind("input", 0) == 0; }
+
 bool passesNumerics(Run& run, size_t i) {
   const search::Candidate& c = run.result.candidates[i];
-  if (run.opt.noSearch || c.origin == "input") return true;  // the input is its own baseline
+  if (run.opt.noSearch || isInputLowered(c)) return true;  // the input is its own baseline
   if (run.numericsOf.size() != run.result.candidates.size()) run.numericsOf.resize(run.result.candidates.size());
   if (!run.numericsOf[i]) {
     if (!run.numerics) {

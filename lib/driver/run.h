@@ -106,6 +106,10 @@ Lowered lower(const Run& run, const ir::Graph& g, bool compile, bool hopper);
 // path has been checked against emulation, not yet timed on hardware).
 bool hopperByDefault(const Run& run);
 
+// The input program as given, lowered one kernel per operator (the
+// fallback; its origin starts with "input").
+bool isInputLowered(const search::Candidate& c);
+
 // Whether candidate i may be chosen (or measured) as far as the numerics
 // check goes: runs the check on first call (and notes a rejection). The
 // input program itself, and with --no-search the input as given, need none.
