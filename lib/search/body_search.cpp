@@ -228,6 +228,7 @@ class BodySearch {
   double futureUs_ = 0;        // the kernels after this one, at least
   std::vector<FloorSave> outputSaves_;
   std::unordered_map<uint64_t, FloorPoints> floorByTiles_;
+  std::unordered_map<uint64_t, FloorPoints> wholeByTiles_;  // where the kept points ran out (FloorPointList)
   KernelFloor scratch_;  // reused: the floor of one state at one extent choice
   // An intermediate kernel: the needed program inputs no closed kernel
   // read, their bytes, and the outputs' bytes.
@@ -306,11 +307,16 @@ class BodySearch {
     // than four such inputs, only the choice that costs least by both
     // terms' monotonicity: none tiled here, none charged to the future.
     const uint64_t open = final_ ? 0 : unreadInputs_ & ~tileMask_;
-    if (std::popcount(open) > 4) return beatenAt(floorPoints(), ctx_.closedFloorUs + futureUs_);
+    if (std::popcount(open) > 4) {
+      const uint64_t mask = tileMask_ | requiredMask_;
+      return beatenAt(floorPoints(), ctx_.closedFloorUs + futureUs_, [&] { return wholePointsFor(mask); });
+    }
     for (uint64_t s = open;; s = (s - 1) & open) {  // every subset of open, open itself first
       const uint64_t tiled = tileMask_ | s;
       const double future = final_ ? futureUs_ : futureFor(tiled);
-      if (!beatenAt(pointsFor(tiled | requiredMask_), ctx_.closedFloorUs + future)) return false;
+      const uint64_t mask = tiled | requiredMask_;
+      if (!beatenAt(pointsFor(mask), ctx_.closedFloorUs + future, [&] { return wholePointsFor(mask); }))
+        return false;
       if (s == 0) break;
     }
     return true;
@@ -347,39 +353,66 @@ class BodySearch {
   // Every completion at these extent choices, with `base` added, is
   // beaten. Extent choices cheapest first by their tiles alone: once that
   // is too much, so is every later one; else add this body's operators.
-  bool beatenAt(const std::vector<FloorPoint>& points, double base) {
-    for (const FloorPoint& p : points) {
+  // Where the points the memo kept run out, and the ones it left out are
+  // not beaten by their tiles alone, `whole()` gives them all.
+  template <typename Whole>
+  bool beatenAt(const FloorPointList& list, double base, const Whole& whole) {
+    const std::vector<FloorPoint>* points = &list.points;
+    FloorPoints all;
+    for (size_t i = 0;; ++i) {
+      if (i == points->size()) {
+        if (all || !list.truncated() || beatenHere(base + list.restUs)) return true;
+        all = whole();  // the same points first
+        points = &all->points;
+        if (i == points->size()) return true;
+      }
+      const FloorPoint& p = (*points)[i];
       if (beatenHere(base + p.us)) return true;
       if (!beatenHere(base + withOperators(p))) return false;
     }
-    return true;
   }
 
-  const std::vector<FloorPoint>& floorPoints() { return pointsFor(tileMask_ | requiredMask_); }
+  const FloorPointList& floorPoints() { return pointsFor(tileMask_ | requiredMask_); }
 
-  const std::vector<FloorPoint>& pointsFor(uint64_t mask) {
-    auto it = floorByTiles_.find(mask);
-    if (it == floorByTiles_.end())
-      it = floorByTiles_
+  const FloorPointList& pointsFor(uint64_t mask) { return *pointsIn(floorByTiles_, mask, false); }
+  FloorPoints wholePointsFor(uint64_t mask) { return pointsIn(wholeByTiles_, mask, true); }
+
+  const FloorPoints& pointsIn(std::unordered_map<uint64_t, FloorPoints>& byTiles, uint64_t mask, bool complete) {
+    auto it = byTiles.find(mask);
+    if (it == byTiles.end())
+      it = byTiles
                .emplace(mask, kernelFloorPoints(ctx_, plan_, cfg_.grid, cfg_.loop, maskTensors(mask),
-                                                final_ ? outputSaves_ : std::vector<FloorSave>{}, 0))
+                                                final_ ? outputSaves_ : std::vector<FloorSave>{}, 0, complete))
                .first;
-    return *it->second;
+    return it->second;
   }
 
   // The least of withOperators over extent choices (cheapest first by
-  // their tiles and saves alone, which only add to).
-  double leastWithOperators(const std::vector<FloorPoint>& points) {
+  // their tiles and saves alone, which only add to); `whole` as for
+  // beatenAt.
+  template <typename Whole>
+  double leastWithOperators(const FloorPointList& list, const Whole& whole) {
     double best = std::numeric_limits<double>::infinity();
-    for (const FloorPoint& p : points) {
-      if (p.us >= best) break;
+    const std::vector<FloorPoint>* points = &list.points;
+    FloorPoints all;
+    for (size_t i = 0;; ++i) {
+      if (i == points->size()) {
+        if (all || !list.truncated() || list.restUs >= best) return best;
+        all = whole();  // the same points first
+        points = &all->points;
+        if (i == points->size()) return best;
+      }
+      const FloorPoint& p = (*points)[i];
+      if (p.us >= best) return best;
       best = std::min(best, withOperators(p));
     }
-    return best;
   }
 
   // The lower bound of the plan in this state, without a threshold.
-  double stateFloor() { return ctx_.closedFloorUs + futureUs_ + leastWithOperators(floorPoints()); }
+  double stateFloor() {
+    const uint64_t mask = tileMask_ | requiredMask_;
+    return ctx_.closedFloorUs + futureUs_ + leastWithOperators(floorPoints(), [&] { return wholePointsFor(mask); });
+  }
 
   // A value's elements in one block at these extents, at least: a dim
   // runs over its label's extent, split by the grid axis and the for-loop
@@ -1739,8 +1772,11 @@ class BodySearch {
       std::vector<FloorSave> saves;
       for (size_t s = 0; s < infos.size(); ++s) saves.push_back({infos[s].labels.toVector(), keepF32 ? 4 : bytes});
       for (const SaveInfo& info : maxInfos) saves.push_back({info.labels.toVector(), 4});
-      ctx_.closedFloorUs += leastWithOperators(
-          *kernelFloorPoints(ctx_, plan_, cfg_.grid, cfg_.loop, maskTensors(tileMask_), saves, partial));
+      const std::vector<int> tiles = maskTensors(tileMask_);
+      ctx_.closedFloorUs +=
+          leastWithOperators(*kernelFloorPoints(ctx_, plan_, cfg_.grid, cfg_.loop, tiles, saves, partial), [&] {
+            return kernelFloorPoints(ctx_, plan_, cfg_.grid, cfg_.loop, tiles, saves, partial, true);
+          });
       if (bounding_ && beatenHere(ctx_.closedFloorUs + futureFor(tileMask_))) {
         ++ctx_.stats.prunedByBound;
         ctx_.closedFloorUs = closedBefore;

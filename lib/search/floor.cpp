@@ -42,7 +42,8 @@ FloorTensor describeTensor(const Context& ctx, const Plan& plan, int t) {
 }  // namespace
 
 FloorPoints kernelFloorPoints(Context& ctx, const Plan& plan, const std::vector<GridAxis>& grid, Label loop,
-                              const std::vector<int>& tiles, const std::vector<FloorSave>& saves, Label newPartial) {
+                              const std::vector<int>& tiles, const std::vector<FloorSave>& saves, Label newPartial,
+                              bool complete) {
   // The memo key: everything the floor depends on.
   std::string key = fmt::format("L{}|", loop);
   if (partialOf(loop)) {
@@ -63,7 +64,7 @@ FloorPoints kernelFloorPoints(Context& ctx, const Plan& plan, const std::vector<
     for (Label l : s.labels) key += fmt::format("{},", partialOf(l) == newPartial && newPartial ? -innerOf(l) : l);
   }
   Context::FloorMemo& memo = *ctx.floorMemo;
-  {
+  if (!complete) {
     std::lock_guard lock(memo.mu);
     if (auto it = memo.points.find(key); it != memo.points.end()) return it->second;
   }
@@ -158,18 +159,32 @@ FloorPoints kernelFloorPoints(Context& ctx, const Plan& plan, const std::vector<
     while (a < grid.size() && ++idx[a] == axisOptions[a].size()) idx[a++] = 0;
     if (a == grid.size()) break;
   }
-  std::stable_sort(points.begin(), points.end(), [](const FloorPoint& a, const FloorPoint& b) { return a.us < b.us; });
+  // Cheapest first; among equal costs, in the order evaluated (a complete
+  // list and a kept prefix agree point by point).
+  auto cheaper = [&points](size_t a, size_t b) {
+    return points[a].us < points[b].us || (points[a].us == points[b].us && a < b);
+  };
+  std::vector<size_t> order(points.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  auto list = std::make_shared<FloorPointList>();
+  const size_t kept = complete ? order.size() : std::min(order.size(), FloorPointList::kMostKept);
+  if (kept < order.size()) {
+    std::nth_element(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(kept), order.end(), cheaper);
+    list->restUs = points[order[kept]].us;  // the cheapest point left out
+  }
+  std::sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(kept), cheaper);
+  list->points.reserve(kept);
+  for (size_t i = 0; i < kept; ++i) list->points.push_back(std::move(points[order[i]]));
+  if (complete) return list;
   // Evaluated without the lock: another thread may have stored the same
   // points meanwhile, and then either copy serves.
   std::lock_guard lock(memo.mu);
-  if (memo.held + points.size() > Context::FloorMemo::kMostPoints) {  // bounded memory; holders keep their points
+  if (memo.held + kept > Context::FloorMemo::kMostPoints) {  // bounded memory; holders keep their points
     memo.points.clear();
     memo.held = 0;
   }
-  const size_t count = points.size();
-  auto [it, inserted] =
-      memo.points.emplace(std::move(key), std::make_shared<const std::vector<FloorPoint>>(std::move(points)));
-  if (inserted) memo.held += count;  // the other thread's copy is already counted
+  auto [it, inserted] = memo.points.emplace(std::move(key), std::move(list));
+  if (inserted) memo.held += kept;  // the other thread's copy is already counted
   return it->second;
 }
 

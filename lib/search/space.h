@@ -192,12 +192,26 @@ struct FloorPoint {
   KernelFloor work;            // tiles and saves only
   double us = 0;               // Context::kernelFloor(work)
 };
+// The cheapest points of one key, cheapest first, and a floor under the
+// rest: a state's bound nearly always stops within the first few points
+// (GQA, 3M bounds: all but a hundred within 64), while a key has a few
+// hundred, so the memo keeps kMostKept of them (about four times the keys
+// in the same memory) and a caller that gets past them asks for the whole
+// list (`complete` of kernelFloorPoints), which the memo does not keep.
+struct FloorPointList {
+  static constexpr size_t kMostKept = 64;
+  std::vector<FloorPoint> points;
+  // Every point left out costs at least this; infinity when none was.
+  double restUs = std::numeric_limits<double>::infinity();
+  bool truncated() const { return restUs < std::numeric_limits<double>::infinity(); }
+};
 // Shared: a body search keeps the points of each tile set it asked for
 // without copying them (each point owns vectors), and a clear of the memo
 // does not take them away from it.
-using FloorPoints = std::shared_ptr<const std::vector<FloorPoint>>;
+using FloorPoints = std::shared_ptr<const FloorPointList>;
 FloorPoints kernelFloorPoints(Context& ctx, const Plan& plan, const std::vector<GridAxis>& grid, Label loop,
-                              const std::vector<int>& tiles, const std::vector<FloorSave>& saves, Label newPartial);
+                              const std::vector<int>& tiles, const std::vector<FloorSave>& saves, Label newPartial,
+                              bool complete = false);
 
 // Per-thread search state.
 struct Context {
@@ -272,9 +286,10 @@ struct Context {
   // the engine gives all its threads one memo (a miss evaluates a few
   // hundred extent choices).
   struct FloorMemo {
-    // A few hundred points a key, about 140 bytes a point: at most about
-    // 400 MB. (Bounded by 200,000 keys it held over 1 GB of GQA's default
-    // run, 5 GB at worst.)
+    // At most FloorPointList::kMostKept points a key, about 140 bytes a
+    // point: at most about 400 MB. (Bounded by 200,000 keys of a few
+    // hundred points each it held over 1 GB of GQA's default run, 5 GB at
+    // worst.)
     static constexpr size_t kMostPoints = size_t{3} << 20;
     std::mutex mu;
     std::unordered_map<std::string, FloorPoints> points;
