@@ -182,6 +182,10 @@ class BodySearch {
   }
 
   void run() {
+    // A tile every completion needs that no tensor gives
+    // (beatenWithGridTiles): no body completes.
+    for (uint64_t carriers : carriers_)
+      if (carriers == 0) return;
     // A single kernel must read every input the outputs depend on: when one
     // of them cannot fit this configuration, no body can complete.
     if (final_ && plan_.kernels.empty())
@@ -224,6 +228,7 @@ class BodySearch {
   int tieLost_ = -1;
   uint64_t tileMask_ = 0;      // tensors tiled in this body
   uint64_t requiredMask_ = 0;  // tensors the last kernel must still tile
+  std::vector<uint64_t> carriers_;  // tiles a completion needs, one of each mask (initBound; none without a bound)
   std::vector<std::pair<int, BVal>> requiredTiles_;  // their tiles that an operator must read (unreadTileElements)
   double futureUs_ = 0;        // the kernels after this one, at least
   std::vector<FloorSave> outputSaves_;
@@ -251,6 +256,27 @@ class BodySearch {
     canBound_ = ctx_.kernelFloor && ctx_.launchesFloor && plan_.tensors.size() < 64;
     bounding_ = canBound_ && ctx_.bestAtMost;
     if (!canBound_) return;
+    // Tiles every completion has (beatenWithGridTiles): per grid axis that
+    // does not split a reduction, one of a tensor that carries its label (a
+    // composite dim carries its inner label: a reduction to it, size=,
+    // makes a value with that label); with a for-loop, one the loop walks.
+    for (const GridAxis& a : cfg_.grid)
+      if (!a.split) carriers_.push_back(carriersOf(a.label));
+    if (cfg_.loop != kUnit) {
+      uint64_t carriers = 0;
+      for (size_t t = 0; t < plan_.tensors.size(); ++t)
+        for (Label l : plan_.tensors[t].labels)
+          if (loopIsPartial() ? partialOf(l) == loopPartial() : l == cfg_.loop) carriers |= uint64_t{1} << t;
+      carriers_.push_back(carriers);
+    }
+    // The last kernel writes values with exactly the outputs' labels
+    // (tryComplete): one tile for each label of an output.
+    if (final_)
+      for (ir::ValueId o : ctx_.program->outputs)
+        for (Label label : ctx_.labels->ofValue[static_cast<size_t>(o)])
+          if (label != kUnit) carriers_.push_back(carriersOf(label));
+    std::sort(carriers_.begin(), carriers_.end());
+    carriers_.erase(std::unique(carriers_.begin(), carriers_.end()), carriers_.end());
     const ir::Graph& g = *ctx_.program;
     double outputBytes = 0;
     for (ir::ValueId o : g.outputs) {
@@ -287,6 +313,17 @@ class BodySearch {
     initRequiredTiles();
   }
 
+  // The tensors whose tiles may make a value with this label: a dim with
+  // it, or a composite dim whose inner label it is (a reduction to it,
+  // size=, makes a value with that label).
+  uint64_t carriersOf(Label label) const {
+    uint64_t carriers = 0;
+    for (size_t t = 0; t < plan_.tensors.size(); ++t)
+      for (Label l : plan_.tensors[t].labels)
+        if (l == label || (partialOf(l) && innerOf(l) == label)) carriers |= uint64_t{1} << t;
+    return carriers;
+  }
+
   std::vector<int> maskTensors(uint64_t mask) const {
     std::vector<int> out;
     for (size_t t = 0; t < plan_.tensors.size(); ++t)
@@ -307,19 +344,37 @@ class BodySearch {
     // than four such inputs, only the choice that costs least by both
     // terms' monotonicity: none tiled here, none charged to the future.
     const uint64_t open = final_ ? 0 : unreadInputs_ & ~tileMask_;
-    if (std::popcount(open) > 4) {
-      const uint64_t mask = tileMask_ | requiredMask_;
-      return beatenAt(floorPoints(), ctx_.closedFloorUs + futureUs_, [&] { return wholePointsFor(mask); });
-    }
+    if (std::popcount(open) > 4) return beatenWithGridTiles(tileMask_, futureUs_);
     for (uint64_t s = open;; s = (s - 1) & open) {  // every subset of open, open itself first
       const uint64_t tiled = tileMask_ | s;
-      const double future = final_ ? futureUs_ : futureFor(tiled);
-      const uint64_t mask = tiled | requiredMask_;
-      if (!beatenAt(pointsFor(mask), ctx_.closedFloorUs + future, [&] { return wholePointsFor(mask); }))
-        return false;
+      if (!beatenWithGridTiles(tiled, final_ ? futureUs_ : futureFor(tiled))) return false;
       if (s == 0) break;
     }
     return true;
+  }
+
+  // Every completion that tiles at least `tiled` is beaten, with `future`
+  // for the kernels after this one. A completion also has the tiles
+  // carriers_ asks for: for each grid axis that does not split a
+  // reduction, a tile of a tensor that carries the axis's label (each value
+  // it saves needs a dim the axis maps to, saveInfo, and a value carries a
+  // label only where one of its tiles does); with a for-loop, a tile the
+  // loop walks (what it saves or writes is an accumulator's value, after
+  // the loop, and only a value that changes from step to step, so one that
+  // reads such a tile, may be accumulated); in the last kernel, a tile for
+  // each label of an output (it writes values with exactly the output's
+  // labels). So where no tile gives one yet,
+  // every choice of one more such tile must be beaten (more tiles only cost
+  // more).
+  bool beatenWithGridTiles(uint64_t tiled, double future) {
+    const uint64_t mask = tiled | requiredMask_;
+    for (uint64_t carriers : carriers_) {
+      if (carriers == 0 || (mask & carriers)) continue;
+      for (uint64_t c = carriers & ~mask; c != 0; c &= c - 1)
+        if (!beatenWithGridTiles(tiled | (c & (~c + 1)), future)) return false;
+      return true;
+    }
+    return beatenAt(pointsFor(mask), ctx_.closedFloorUs + future, [&] { return wholePointsFor(mask); });
   }
 
   // Every completion of this state with lower bound `floor` is dominated
