@@ -171,6 +171,7 @@ class BodySearch {
     size_t most = plan.tensors.size() + 8 * static_cast<size_t>(depth_) + 16;
     vals_.reserve(most);
     ops_.reserve(most);
+    initCarriers();
     initBound();
     if (final_) {
       present_.reserve(most);
@@ -252,14 +253,13 @@ class BodySearch {
     return ctx_.launchesFloor(kernelsLeft_ - 1, bytes);
   }
 
-  void initBound() {
-    canBound_ = ctx_.kernelFloor && ctx_.launchesFloor && plan_.tensors.size() < 64;
-    bounding_ = canBound_ && ctx_.bestAtMost;
-    if (!canBound_) return;
-    // Tiles every completion has (beatenWithGridTiles): per grid axis that
-    // does not split a reduction, one of a tensor that carries its label (a
-    // composite dim carries its inner label: a reduction to it, size=,
-    // makes a value with that label); with a for-loop, one the loop walks.
+  // Tiles every completion has (carriers_, beatenWithGridTiles): per grid
+  // axis that does not split a reduction, one of a tensor that carries its
+  // label (a composite dim carries its inner label: a reduction to it,
+  // size=, makes a value with that label); with a for-loop, one the loop
+  // walks, and those loopCarriers asks for.
+  void initCarriers() {
+    if (plan_.tensors.size() >= 64) return;
     for (const GridAxis& a : cfg_.grid)
       if (!a.split) carriers_.push_back(carriersOf(a.label));
     if (cfg_.loop != kUnit) {
@@ -269,6 +269,7 @@ class BodySearch {
           if (loopIsPartial() ? partialOf(l) == loopPartial() : l == cfg_.loop) carriers |= uint64_t{1} << t;
       carriers_.push_back(carriers);
     }
+    for (uint64_t carriers : loopCarriers()) carriers_.push_back(carriers);
     // The last kernel writes values with exactly the outputs' labels
     // (tryComplete): one tile for each label of an output.
     if (final_)
@@ -277,6 +278,12 @@ class BodySearch {
           if (label != kUnit) carriers_.push_back(carriersOf(label));
     std::sort(carriers_.begin(), carriers_.end());
     carriers_.erase(std::unique(carriers_.begin(), carriers_.end()), carriers_.end());
+  }
+
+  void initBound() {
+    canBound_ = ctx_.kernelFloor && ctx_.launchesFloor && plan_.tensors.size() < 64;
+    bounding_ = canBound_ && ctx_.bestAtMost;
+    if (!canBound_) return;
     const ir::Graph& g = *ctx_.program;
     double outputBytes = 0;
     for (ir::ValueId o : g.outputs) {
@@ -311,6 +318,34 @@ class BodySearch {
       if (needed && !read[t]) requiredMask_ |= uint64_t{1} << t;
     }
     initRequiredTiles();
+  }
+
+  // A loop over a label L (not over partial results) accumulates values
+  // that sum over L the tiles it walks (an accumulated value no longer has
+  // L, and only a tile walked by the loop makes it change from step to
+  // step). Such a sum is part of an equivalent program only where its
+  // L-varying factors are those of one of the program's own sums over L
+  // (Σ_d Q is not part of Σ_d Q·K): so the loop walks, for each input every
+  // such program sum takes an L-varying factor from
+  // (Context::loopNeedsInputs), a tile of a tensor that has L and holds
+  // that input. One mask of tensors per such input.
+  std::vector<uint64_t> loopCarriers() {
+    std::vector<uint64_t> out;
+    if (cfg_.loop == kUnit || loopIsPartial()) return out;
+    const size_t l = static_cast<size_t>(cfg_.loop);
+    if (l >= ctx_.loopNeedsInputs.size()) return out;
+    for (uint64_t inputs = ctx_.loopNeedsInputs[l]; inputs != 0; inputs &= inputs - 1) {
+      const int input = std::countr_zero(inputs);
+      uint64_t carriers = 0;
+      for (size_t t = 0; t < plan_.tensors.size(); ++t) {
+        const Tensor& ten = plan_.tensors[t];
+        if (std::find(ten.labels.begin(), ten.labels.end(), cfg_.loop) == ten.labels.end()) continue;
+        if ((ten.kernel < 0 && ten.index == input) || ctx_.exprs.isSubexpr(ctx_.exprs.input(input), ten.expr))
+          carriers |= uint64_t{1} << t;
+      }
+      out.push_back(carriers);
+    }
+    return out;
   }
 
   // The tensors whose tiles may make a value with this label: a dim with
@@ -1596,8 +1631,14 @@ class BodySearch {
     return k;
   }
 
+  // The body has a tile from each mask of carriers_ (a completion needs one).
+  bool hasCarriedTiles() const {
+    return std::all_of(carriers_.begin(), carriers_.end(), [&](uint64_t c) { return (tileMask_ & c) != 0; });
+  }
+
   // Final kernel: does the body compute every output? Emits the plan.
   bool tryComplete() {
+    if (!hasCarriedTiles()) return false;
     const ir::Graph& g = *ctx_.program;
     bool needAccum = cfg_.loop == kUnit;
     std::vector<int> chosen;
@@ -1754,6 +1795,7 @@ class BodySearch {
   // after-loop sinks are new tensors that belong to an output), save the
   // sinks and search the next kernel.
   void tryClose() {
+    if (!hasCarriedTiles()) return;
     bool noLoop = cfg_.loop == kUnit;
     std::vector<int> sinks;
     for (size_t i = 0; i < vals_.size(); ++i) {
@@ -1989,6 +2031,70 @@ uint64_t Context::classesOf(ExprId e) {
   return m;
 }
 
+// Per class label L, the program inputs every sum (or maximum) of the
+// program over L takes an L-varying factor from (docs/search.md, "Tiles
+// every completion needs"): for each program value and label, the inputs
+// that reach it with that label still free (a reduction over L ends L's
+// path), intersected over the program's reductions of L. Empty where the
+// program has an operator this does not follow (layout operators, custom
+// kernels), or more than 64 inputs.
+static std::vector<uint64_t> loopNeedsInputs(const ir::Graph& program, const ProgramLabels& labels) {
+  if (program.inputs.size() > 64) return {};
+  const size_t classes = labels.extent.size();
+  // free[v][L]: inputs reaching value v with label L free in it.
+  std::vector<std::vector<uint64_t>> free(program.values.size(), std::vector<uint64_t>(classes, 0));
+  std::vector<uint64_t> need(classes, ~uint64_t{0});
+  int inputIndex = 0;
+  auto has = [&](ir::ValueId v, Label l) {
+    const Labels& ls = labels.ofValue[static_cast<size_t>(v)];
+    return std::find(ls.begin(), ls.end(), l) != ls.end();
+  };
+  for (const ir::Op& op : program.ops) {
+    if (op.results.size() != 1) return {};
+    const size_t out = static_cast<size_t>(op.results[0]);
+    const ir::OpCategory cat = ir::opCategory(op.kind);
+    Label reduced = kUnit;
+    switch (cat) {
+      case ir::OpCategory::Leaf:
+        if (op.kind == ir::OpKind::Input) {
+          for (Label l : labels.ofValue[out])
+            if (l != kUnit) free[out][static_cast<size_t>(l)] |= uint64_t{1} << inputIndex;
+          ++inputIndex;
+        }
+        continue;
+      case ir::OpCategory::Contraction:
+        reduced = labels.ofValue[static_cast<size_t>(op.inputs[0])].back();
+        break;
+      case ir::OpCategory::Reduction:
+        reduced = labels.ofValue[static_cast<size_t>(op.inputs[0])][static_cast<size_t>(op.dim)];
+        break;
+      case ir::OpCategory::ElementwiseBinary:
+      case ir::OpCategory::ElementwiseUnary:
+      case ir::OpCategory::Layout:
+        break;
+      case ir::OpCategory::ProgramLayout:
+      case ir::OpCategory::ProgramLevel:
+      case ir::OpCategory::BodyLevel:
+      case ir::OpCategory::Shorthand:
+        return {};
+    }
+    if (reduced != kUnit) {
+      uint64_t from = 0;
+      for (ir::ValueId in : op.inputs)
+        if (has(in, reduced)) from |= free[static_cast<size_t>(in)][static_cast<size_t>(reduced)];
+      need[static_cast<size_t>(reduced)] &= from;
+    }
+    for (Label l : labels.ofValue[out]) {
+      if (l == kUnit || l == reduced) continue;
+      for (ir::ValueId in : op.inputs)
+        if (has(in, l)) free[out][static_cast<size_t>(l)] |= free[static_cast<size_t>(in)][static_cast<size_t>(l)];
+    }
+  }
+  for (uint64_t& n : need)
+    if (n == ~uint64_t{0}) n = 0;  // not reduced: nothing asked
+  return need;
+}
+
 void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& labels,
                  const Limits& limits) {
   ctx.program = &program;
@@ -2145,6 +2251,7 @@ void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& la
   }
   ctx.hasSquare = ctx.kinds.count(ir::OpKind::Square) > 0;
   ctx.hasReduceMax = ctx.kinds.count(ir::OpKind::ReduceMax) > 0;
+  ctx.loopNeedsInputs = loopNeedsInputs(program, labels);
 }
 
 int countFirstConfigs(Context& ctx, int kernels) {

@@ -380,6 +380,9 @@ struct Context {
   std::vector<ExprId> classExprs;         // per class: its expression (up to scale)
   std::vector<uint64_t> classNeededWhile; // per class: the atoms whose argument it is
   std::vector<int> atomOfClass;           // per class: index into neededAtoms, or -1
+  // Per class label: the program inputs (a bit each) a for-loop over that
+  // label must walk a tile of (BodySearch::loopCarriers); empty: none.
+  std::vector<uint64_t> loopNeedsInputs;
   uint64_t targetClassMask() const {
     return targetClasses >= 63 ? (uint64_t{1} << 63) - 1 : (uint64_t{1} << targetClasses) - 1;
   }
