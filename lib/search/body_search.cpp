@@ -765,6 +765,7 @@ class BodySearch {
     v.after = a.after;
     v.variant = a.variant || (op.in1 >= 0 && vals_[static_cast<size_t>(op.in1)].variant);
     if (op.kind == ir::OpKind::Accum) {
+      if (!loopIsPartial() && !ctx_.sumsOverRightIndex(cfg_.loop, ctx_.inputsOf(a.expr))) return false;
       v.variant = false;
       v.shape = a.shape;
       v.labels = a.labels;
@@ -775,6 +776,7 @@ class BodySearch {
       return true;
     }
     if (op.kind == ir::OpKind::Scan) {
+      if (!loopIsPartial() && !ctx_.sumsOverRightIndex(cfg_.loop, ctx_.inputsOf(a.expr))) return false;
       v.shape = a.shape;
       v.labels = a.labels;
       v.expr = ex.max(a.expr, cfg_.forloop);
@@ -797,6 +799,7 @@ class BodySearch {
         v.labels[d] = op.reduceToInner;
         v.expr = ex.sum(a.expr, n / inner);
       } else {
+        if (!partialOf(a.labels[d]) && !ctx_.sumsOverRightIndex(a.labels[d], ctx_.inputsOf(a.expr))) return false;
         v.shape[d] = 1;
         v.labels[d] = kUnit;
         v.expr = op.kind == ir::OpKind::ReduceSum ? ex.sum(a.expr, n) : ex.max(a.expr, n);
@@ -829,6 +832,7 @@ class BodySearch {
       if (k == kUnit ? !ctx_.labels->contractsUnit
                      : !partialOf(k) && !ctx_.labels->reduced[static_cast<size_t>(k)])
         return false;
+      if (!partialOf(k) && !ctx_.sumsOverRightIndex(k, ctx_.inputsOf(a.expr) | ctx_.inputsOf(b.expr))) return false;
       BVal batchA, batchB;
       batchA.shape.assign(a.shape.begin(), a.shape.end() - 2);
       batchA.labels.assign(a.labels.begin(), a.labels.end() - 2);
@@ -2020,6 +2024,21 @@ uint64_t Context::neededAtomsOf(ExprId e) {
   return m;
 }
 
+uint64_t Context::inputsOf(ExprId e) {
+  constexpr uint64_t kDone = uint64_t{1} << 63;
+  if (static_cast<size_t>(e) >= inputsMemo.size()) inputsMemo.resize(exprs.size() + 1024, 0);
+  if (inputsMemo[static_cast<size_t>(e)] & kDone) return inputsMemo[static_cast<size_t>(e)] & ~kDone;
+  uint64_t m = 0;
+  for (const Monomial& term : exprs.poly(e).terms)
+    for (const Factor& f : term.factors) {
+      const Atom& a = exprs.atom(f.atom);
+      if (a.kind == AtomKind::Input) m |= a.tag < 63 ? uint64_t{1} << a.tag : 0;
+      if (a.arg >= 0) m |= inputsOf(a.arg);  // the memo may have grown: index it again below
+    }
+  inputsMemo[static_cast<size_t>(e)] = m | kDone;
+  return m;
+}
+
 uint64_t Context::classesOf(ExprId e) {
   constexpr uint64_t kDone = uint64_t{1} << 63;
   if (static_cast<size_t>(e) >= classMemo.size()) classMemo.resize(exprs.size() + 1024, 0);
@@ -2037,9 +2056,9 @@ uint64_t Context::classesOf(ExprId e) {
 // that reach it with that label still free (a reduction over L ends L's
 // path), intersected over the program's reductions of L. Empty where the
 // program has an operator this does not follow (layout operators, custom
-// kernels), or more than 64 inputs.
+// kernels), or more than 63 inputs.
 static std::vector<uint64_t> loopNeedsInputs(const ir::Graph& program, const ProgramLabels& labels) {
-  if (program.inputs.size() > 64) return {};
+  if (program.inputs.size() > 63) return {};  // inputsOf keeps bit 63 as its mark
   const size_t classes = labels.extent.size();
   // free[v][L]: inputs reaching value v with label L free in it.
   std::vector<std::vector<uint64_t>> free(program.values.size(), std::vector<uint64_t>(classes, 0));
@@ -2252,6 +2271,11 @@ void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& la
   ctx.hasSquare = ctx.kinds.count(ir::OpKind::Square) > 0;
   ctx.hasReduceMax = ctx.kinds.count(ir::OpKind::ReduceMax) > 0;
   ctx.loopNeedsInputs = loopNeedsInputs(program, labels);
+  ctx.inputsCarrying.assign(labels.extent.size(), 0);
+  for (size_t i = 0; i < program.inputs.size() && i < 63; ++i)
+    for (Label l : labels.ofValue[static_cast<size_t>(program.inputs[i])])
+      if (l != kUnit) ctx.inputsCarrying[static_cast<size_t>(l)] |= uint64_t{1} << i;
+  ctx.inputsMemo.clear();
 }
 
 int countFirstConfigs(Context& ctx, int kernels) {

@@ -380,9 +380,25 @@ struct Context {
   std::vector<ExprId> classExprs;         // per class: its expression (up to scale)
   std::vector<uint64_t> classNeededWhile; // per class: the atoms whose argument it is
   std::vector<int> atomOfClass;           // per class: index into neededAtoms, or -1
-  // Per class label: the program inputs (a bit each) a for-loop over that
-  // label must walk a tile of (BodySearch::loopCarriers); empty: none.
+  // Per class label: the program inputs (a bit each) that every sum (or
+  // maximum) of the program over it takes a factor varying with it from;
+  // a for-loop over that label must walk a tile of each
+  // (BodySearch::loopCarriers); empty: nothing asked.
   std::vector<uint64_t> loopNeedsInputs;
+  std::vector<uint64_t> inputsCarrying;  // per class label: the program inputs that have it
+  // A sum or maximum over label l of a value whose expression holds the
+  // inputs `inputs` (inputsOf) can be part of an equivalent program only if
+  // the inputs among them that have l cover loopNeedsInputs[l]: the factors
+  // that vary with l in any of the program's sums over l come from those
+  // (docs/search.md, "Loops sum over the right index"). A partial label
+  // is not asked about.
+  bool sumsOverRightIndex(Label l, uint64_t inputs) const {
+    if (l <= kUnit || static_cast<size_t>(l) >= loopNeedsInputs.size()) return true;
+    const uint64_t need = loopNeedsInputs[static_cast<size_t>(l)];
+    return (need & ~(inputs & inputsCarrying[static_cast<size_t>(l)])) == 0;
+  }
+  uint64_t inputsOf(ExprId e);          // the program inputs e holds (a bit each, anywhere in it)
+  std::vector<uint64_t> inputsMemo;     // per ExprId; bit 63 set: computed
   uint64_t targetClassMask() const {
     return targetClasses >= 63 ? (uint64_t{1} << 63) - 1 : (uint64_t{1} << targetClasses) - 1;
   }
