@@ -2050,68 +2050,122 @@ uint64_t Context::classesOf(ExprId e) {
   return m;
 }
 
-// Per class label L, the program inputs every sum (or maximum) of the
-// program over L takes an L-varying factor from (docs/search.md, "Tiles
-// every completion needs"): for each program value and label, the inputs
-// that reach it with that label still free (a reduction over L ends L's
-// path), intersected over the program's reductions of L. Empty where the
-// program has an operator this does not follow (layout operators, custom
-// kernels), or more than 63 inputs.
-static std::vector<uint64_t> loopNeedsInputs(const ir::Graph& program, const ProgramLabels& labels) {
+// For each class label L, the sums and maxima the program makes over L,
+// each as the program inputs its L-varying factors come from
+// (docs/search.md, "Loops sum over the right index"). A value is followed
+// per label as its terms: the inputs each additive term takes a factor
+// varying with that label from (a sum adds the terms of its operands that
+// have the label, a product crosses them, a divisor or a function of a
+// value is one factor whatever its terms, a reduction over another label
+// keeps them); a sum over L records each term of what it sums, a maximum
+// one term of all. Empty where the program has an operator this does not
+// follow (layout operators, custom kernels) or more than 63 inputs.
+static std::vector<std::vector<uint64_t>> programSums(const ir::Graph& program, const ProgramLabels& labels) {
   if (program.inputs.size() > 63) return {};  // inputsOf keeps bit 63 as its mark
+  using Terms = std::vector<uint64_t>;
+  constexpr size_t kMostTerms = 32;  // past it, one empty term: nothing is asked
+  auto tidy = [&](Terms t) {
+    std::sort(t.begin(), t.end());
+    t.erase(std::unique(t.begin(), t.end()), t.end());
+    return t.size() > kMostTerms ? Terms{0} : t;
+  };
+  auto cross = [&](const Terms& a, const Terms& b) {
+    Terms out;
+    for (uint64_t x : a)
+      for (uint64_t y : b) out.push_back(x | y);
+    return tidy(std::move(out));
+  };
+  auto whole = [](const Terms& t) {
+    uint64_t m = 0;
+    for (uint64_t x : t) m |= x;
+    return Terms{m};
+  };
   const size_t classes = labels.extent.size();
-  // free[v][L]: inputs reaching value v with label L free in it.
-  std::vector<std::vector<uint64_t>> free(program.values.size(), std::vector<uint64_t>(classes, 0));
-  std::vector<uint64_t> need(classes, ~uint64_t{0});
+  // terms[v][L]: value v's terms for label L (empty where v has no L).
+  std::vector<std::vector<Terms>> terms(program.values.size(), std::vector<Terms>(classes));
+  std::vector<std::vector<uint64_t>> sums(classes);
   int inputIndex = 0;
   auto has = [&](ir::ValueId v, Label l) {
     const Labels& ls = labels.ofValue[static_cast<size_t>(v)];
     return std::find(ls.begin(), ls.end(), l) != ls.end();
   };
+  enum class How { Add, Multiply, Divide, Whole, Same };
   for (const ir::Op& op : program.ops) {
     if (op.results.size() != 1) return {};
     const size_t out = static_cast<size_t>(op.results[0]);
-    const ir::OpCategory cat = ir::opCategory(op.kind);
+    How how = How::Same;
     Label reduced = kUnit;
-    switch (cat) {
-      case ir::OpCategory::Leaf:
-        if (op.kind == ir::OpKind::Input) {
-          for (Label l : labels.ofValue[out])
-            if (l != kUnit) free[out][static_cast<size_t>(l)] |= uint64_t{1} << inputIndex;
-          ++inputIndex;
-        }
+    switch (op.kind) {
+      case ir::OpKind::Input:
+        for (Label l : labels.ofValue[out])
+          if (l != kUnit) terms[out][static_cast<size_t>(l)] = {uint64_t{1} << inputIndex};
+        ++inputIndex;
         continue;
-      case ir::OpCategory::Contraction:
+      case ir::OpKind::Const: continue;
+      case ir::OpKind::Add:
+      case ir::OpKind::Sub: how = How::Add; break;
+      case ir::OpKind::Mul:
+      case ir::OpKind::Square: how = How::Multiply; break;
+      case ir::OpKind::Div: how = How::Divide; break;
+      case ir::OpKind::Maximum:
+      case ir::OpKind::Minimum:
+      case ir::OpKind::Exp:
+      case ir::OpKind::Sqrt:
+      case ir::OpKind::Rsqrt:
+      case ir::OpKind::Silu:
+      case ir::OpKind::Gelu:
+      case ir::OpKind::Relu:
+      case ir::OpKind::Abs:
+      case ir::OpKind::Tanh:
+      case ir::OpKind::Sigmoid:
+      case ir::OpKind::Log: how = How::Whole; break;
+      case ir::OpKind::Neg:
+      case ir::OpKind::Transpose: how = How::Same; break;
+      case ir::OpKind::Matmul:
+        how = How::Multiply;
         reduced = labels.ofValue[static_cast<size_t>(op.inputs[0])].back();
         break;
-      case ir::OpCategory::Reduction:
+      case ir::OpKind::ReduceSum:
+      case ir::OpKind::ReduceMean:
+      case ir::OpKind::ReduceMax:
+        how = op.kind == ir::OpKind::ReduceMax ? How::Whole : How::Same;
         reduced = labels.ofValue[static_cast<size_t>(op.inputs[0])][static_cast<size_t>(op.dim)];
         break;
-      case ir::OpCategory::ElementwiseBinary:
-      case ir::OpCategory::ElementwiseUnary:
-      case ir::OpCategory::Layout:
-        break;
-      case ir::OpCategory::ProgramLayout:
-      case ir::OpCategory::ProgramLevel:
-      case ir::OpCategory::BodyLevel:
-      case ir::OpCategory::Shorthand:
+      MIRAGE_CASES_PROGRAM_LAYOUT
+      MIRAGE_CASES_PROGRAM
+      MIRAGE_CASES_BODY
+      MIRAGE_CASES_SHORTHAND
         return {};
     }
+    // What the operands' terms for label l give.
+    auto combine = [&](Label l) {
+      Terms t;
+      bool first = true;
+      for (size_t i = 0; i < op.inputs.size(); ++i) {
+        const ir::ValueId in = op.inputs[i];
+        if (!has(in, l)) continue;  // constant in l
+        Terms ti = terms[static_cast<size_t>(in)][static_cast<size_t>(l)];
+        if (how == How::Divide && i == 1) ti = whole(ti);
+        if (first) t = ti;
+        else if (how == How::Add) t.insert(t.end(), ti.begin(), ti.end());
+        else t = cross(t, ti);
+        first = false;
+      }
+      if (op.kind == ir::OpKind::Square) t = cross(t, t);
+      return how == How::Whole ? whole(t) : tidy(std::move(t));
+    };
     if (reduced != kUnit) {
-      uint64_t from = 0;
-      for (ir::ValueId in : op.inputs)
-        if (has(in, reduced)) from |= free[static_cast<size_t>(in)][static_cast<size_t>(reduced)];
-      need[static_cast<size_t>(reduced)] &= from;
+      Terms t = combine(reduced);
+      sums[static_cast<size_t>(reduced)].insert(sums[static_cast<size_t>(reduced)].end(), t.begin(), t.end());
     }
-    for (Label l : labels.ofValue[out]) {
-      if (l == kUnit || l == reduced) continue;
-      for (ir::ValueId in : op.inputs)
-        if (has(in, l)) free[out][static_cast<size_t>(l)] |= free[static_cast<size_t>(in)][static_cast<size_t>(l)];
-    }
+    for (Label l : labels.ofValue[out])
+      if (l != kUnit && l != reduced) terms[out][static_cast<size_t>(l)] = combine(l);
   }
-  for (uint64_t& n : need)
-    if (n == ~uint64_t{0}) n = 0;  // not reduced: nothing asked
-  return need;
+  for (std::vector<uint64_t>& s : sums) {
+    std::sort(s.begin(), s.end());
+    s.erase(std::unique(s.begin(), s.end()), s.end());
+  }
+  return sums;
 }
 
 void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& labels,
@@ -2270,7 +2324,13 @@ void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& la
   }
   ctx.hasSquare = ctx.kinds.count(ir::OpKind::Square) > 0;
   ctx.hasReduceMax = ctx.kinds.count(ir::OpKind::ReduceMax) > 0;
-  ctx.loopNeedsInputs = loopNeedsInputs(program, labels);
+  ctx.labelSums = programSums(program, labels);
+  ctx.loopNeedsInputs.assign(ctx.labelSums.size(), 0);
+  for (size_t l = 0; l < ctx.labelSums.size(); ++l) {
+    uint64_t all = ctx.labelSums[l].empty() ? 0 : ~uint64_t{0};
+    for (uint64_t t : ctx.labelSums[l]) all &= t;
+    ctx.loopNeedsInputs[l] = all;
+  }
   ctx.inputsCarrying.assign(labels.extent.size(), 0);
   for (size_t i = 0; i < program.inputs.size() && i < 63; ++i)
     for (Label l : labels.ofValue[static_cast<size_t>(program.inputs[i])])

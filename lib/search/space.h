@@ -380,22 +380,24 @@ struct Context {
   std::vector<ExprId> classExprs;         // per class: its expression (up to scale)
   std::vector<uint64_t> classNeededWhile; // per class: the atoms whose argument it is
   std::vector<int> atomOfClass;           // per class: index into neededAtoms, or -1
-  // Per class label: the program inputs (a bit each) that every sum (or
-  // maximum) of the program over it takes a factor varying with it from;
-  // a for-loop over that label must walk a tile of each
-  // (BodySearch::loopCarriers); empty: nothing asked.
+  // Per class label: the program's sums and maxima over it, each as the
+  // program inputs (a bit each) its factors that vary with the label come
+  // from, one entry per additive term (body_search.cpp, programSums).
+  std::vector<std::vector<uint64_t>> labelSums;
+  // Per class label: the inputs every entry of labelSums has; a for-loop
+  // over that label walks a tile of each (BodySearch::loopCarriers).
   std::vector<uint64_t> loopNeedsInputs;
   std::vector<uint64_t> inputsCarrying;  // per class label: the program inputs that have it
   // A sum or maximum over label l of a value whose expression holds the
   // inputs `inputs` (inputsOf) can be part of an equivalent program only if
-  // the inputs among them that have l cover loopNeedsInputs[l]: the factors
-  // that vary with l in any of the program's sums over l come from those
-  // (docs/search.md, "Loops sum over the right index"). A partial label
-  // is not asked about.
+  // the inputs among them that have l include those of one of the
+  // program's sums over l, the term it is part of (docs/search.md, "Loops
+  // sum over the right index"). A partial label is not asked about.
   bool sumsOverRightIndex(Label l, uint64_t inputs) const {
-    if (l <= kUnit || static_cast<size_t>(l) >= loopNeedsInputs.size()) return true;
-    const uint64_t need = loopNeedsInputs[static_cast<size_t>(l)];
-    return (need & ~(inputs & inputsCarrying[static_cast<size_t>(l)])) == 0;
+    if (l <= kUnit || static_cast<size_t>(l) >= labelSums.size()) return true;
+    const std::vector<uint64_t>& sums = labelSums[static_cast<size_t>(l)];
+    const uint64_t have = inputs & inputsCarrying[static_cast<size_t>(l)];
+    return sums.empty() || std::any_of(sums.begin(), sums.end(), [&](uint64_t t) { return (t & ~have) == 0; });
   }
   uint64_t inputsOf(ExprId e);          // the program inputs e holds (a bit each, anywhere in it)
   std::vector<uint64_t> inputsMemo;     // per ExprId; bit 63 set: computed

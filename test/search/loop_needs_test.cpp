@@ -102,3 +102,22 @@ TEST_CASE("loop needs: a norm and a product over one dim need only what both hav
       " KN = div(K, sqrt(reduce_mean(mul(K, K), dim=0)))\n S = matmul(QN, KN)\n output S }");
   CHECK(needs(*b, inputLabel(*b, 0, 1)) == 0);
 }
+
+TEST_CASE("loop needs: a sum of terms may be summed term by term", "[loop_needs]") {
+  // Σ_j (A·B + C) = Σ_j A·B + Σ_j C: a body may sum C by itself, or A·B,
+  // but not A alone; and a loop over j need not walk all three.
+  auto a = analyze(
+      "graph t { A = input f16[8, 64]\n B = input f16[8, 64]\n C = input f16[8, 64]\n"
+      " O = reduce_sum(add(mul(A, B), C), dim=1)\n output O }");
+  const search::Label j = inputLabel(*a, 0, 1);
+  CHECK(needs(*a, j) == 0);
+  CHECK(a->ctx.sumsOverRightIndex(j, 0b100));
+  CHECK(a->ctx.sumsOverRightIndex(j, 0b011));
+  CHECK_FALSE(a->ctx.sumsOverRightIndex(j, 0b001));
+  CHECK_FALSE(a->ctx.sumsOverRightIndex(j, 0b010));
+  // A divisor is one factor whatever its terms: Σ_j A/(B + C) needs all three.
+  auto b = analyze(
+      "graph d { A = input f16[8, 64]\n B = input f16[8, 64]\n C = input f16[8, 64]\n"
+      " O = reduce_sum(div(A, add(B, C)), dim=1)\n output O }");
+  CHECK(needs(*b, inputLabel(*b, 0, 1)) == 0b111);
+}
