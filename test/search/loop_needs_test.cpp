@@ -1,8 +1,10 @@
-// A for-loop over a label must walk a tile holding each input that every
-// sum of the program over that label takes a varying factor from
-// (Context::loopNeedsInputs, docs/search.md "Tiles every completion
-// needs"): the inputs found must be exactly those, or the search would drop
-// equivalent bodies (too many) or keep sums over the wrong index (too few).
+// A sum a body makes over a program label must hold the inputs one of the
+// program's sums over that label varies with (Context::labelSums,
+// sumsOverRightIndex), and a for-loop over the label walks tiles holding
+// what all of them need (loopNeedsInputs; docs/search.md "Sums over the
+// right index"): the inputs found must be exactly those, or the search
+// would drop equivalent bodies (too many) or keep sums over the wrong
+// index (too few).
 #include <catch2/catch.hpp>
 
 #include <iostream>
