@@ -765,7 +765,7 @@ class BodySearch {
     v.after = a.after;
     v.variant = a.variant || (op.in1 >= 0 && vals_[static_cast<size_t>(op.in1)].variant);
     if (op.kind == ir::OpKind::Accum) {
-      if (!loopIsPartial() && !ctx_.sumsOverRightIndex(cfg_.loop, ctx_.inputsOf(a.expr))) return false;
+      if (!raw && !loopIsPartial() && !ctx_.sumsOverRightIndex(cfg_.loop, ctx_.inputsOf(a.expr))) return false;
       v.variant = false;
       v.shape = a.shape;
       v.labels = a.labels;
@@ -776,7 +776,7 @@ class BodySearch {
       return true;
     }
     if (op.kind == ir::OpKind::Scan) {
-      if (!loopIsPartial() && !ctx_.sumsOverRightIndex(cfg_.loop, ctx_.inputsOf(a.expr))) return false;
+      if (!raw && !loopIsPartial() && !ctx_.sumsOverRightIndex(cfg_.loop, ctx_.inputsOf(a.expr))) return false;
       v.shape = a.shape;
       v.labels = a.labels;
       v.expr = ex.max(a.expr, cfg_.forloop);
@@ -799,7 +799,8 @@ class BodySearch {
         v.labels[d] = op.reduceToInner;
         v.expr = ex.sum(a.expr, n / inner);
       } else {
-        if (!partialOf(a.labels[d]) && !ctx_.sumsOverRightIndex(a.labels[d], ctx_.inputsOf(a.expr))) return false;
+        if (!raw && !partialOf(a.labels[d]) && !ctx_.sumsOverRightIndex(a.labels[d], ctx_.inputsOf(a.expr)))
+          return false;
         v.shape[d] = 1;
         v.labels[d] = kUnit;
         v.expr = op.kind == ir::OpKind::ReduceSum ? ex.sum(a.expr, n) : ex.max(a.expr, n);
@@ -832,7 +833,8 @@ class BodySearch {
       if (k == kUnit ? !ctx_.labels->contractsUnit
                      : !partialOf(k) && !ctx_.labels->reduced[static_cast<size_t>(k)])
         return false;
-      if (!partialOf(k) && !ctx_.sumsOverRightIndex(k, ctx_.inputsOf(a.expr) | ctx_.inputsOf(b.expr))) return false;
+      if (!raw && !partialOf(k) && !ctx_.sumsOverRightIndex(k, ctx_.inputsOf(a.expr) | ctx_.inputsOf(b.expr)))
+        return false;
       BVal batchA, batchB;
       batchA.shape.assign(a.shape.begin(), a.shape.end() - 2);
       batchA.labels.assign(a.labels.begin(), a.labels.end() - 2);
@@ -1259,7 +1261,7 @@ class BodySearch {
     acc.in1 = big;
     acc.logical0 = i;
     BVal v;
-    makeValue(acc, v);
+    makeValue(acc, v, true);  // raw: a weighted accumulator of partials, not asked (sumsOverRightIndex)
     deriveGuard(acc, v);
     v.sig = signature(v);
     exploreGuarded(acc, std::move(v), depthLeft);
@@ -2052,7 +2054,7 @@ uint64_t Context::classesOf(ExprId e) {
 
 // For each class label L, the sums and maxima the program makes over L,
 // each as the program inputs its L-varying factors come from
-// (docs/search.md, "Loops sum over the right index"). A value is followed
+// (docs/search.md, "Sums over the right index"). A value is followed
 // per label as its terms: the inputs each additive term takes a factor
 // varying with that label from (a sum adds the terms of its operands that
 // have the label, a product crosses them, a divisor or a function of a

@@ -391,8 +391,8 @@ struct Context {
   // A sum or maximum over label l of a value whose expression holds the
   // inputs `inputs` (inputsOf) can be part of an equivalent program only if
   // the inputs among them that have l include those of one of the
-  // program's sums over l, the term it is part of (docs/search.md, "Loops
-  // sum over the right index"). A partial label is not asked about.
+  // program's sums over l, the term it is part of (docs/search.md, "Sums over
+  // the right index"). A partial label is not asked about.
   bool sumsOverRightIndex(Label l, uint64_t inputs) const {
     if (l <= kUnit || static_cast<size_t>(l) >= labelSums.size()) return true;
     const std::vector<uint64_t>& sums = labelSums[static_cast<size_t>(l)];
