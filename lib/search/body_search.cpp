@@ -2009,36 +2009,36 @@ int atomOfScaledPower(const Context& ctx, ExprId e) {
 
 }  // namespace
 
-uint64_t Context::neededAtomsOf(ExprId e) {
+// A mask per expression, memoized in `memo` (bit 63 marks an entry made):
+// `bits(atom id, atom)` of every atom of e, and of the atoms of their
+// arguments, all of them ORed.
+template <typename Bits>
+static uint64_t atomMask(const ExprTable& exprs, std::vector<uint64_t>& memo, ExprId e, const Bits& bits) {
   constexpr uint64_t kDone = uint64_t{1} << 63;
-  if (static_cast<size_t>(e) >= neededAtomsMemo.size()) neededAtomsMemo.resize(exprs.size() + 1024, 0);
-  if (neededAtomsMemo[static_cast<size_t>(e)] & kDone) return neededAtomsMemo[static_cast<size_t>(e)] & ~kDone;
+  if (static_cast<size_t>(e) >= memo.size()) memo.resize(exprs.size() + 1024, 0);
+  if (memo[static_cast<size_t>(e)] & kDone) return memo[static_cast<size_t>(e)] & ~kDone;
   uint64_t m = 0;
   for (const Monomial& term : exprs.poly(e).terms)
     for (const Factor& f : term.factors) {
       const Atom& a = exprs.atom(f.atom);
-      if (a.arg < 0) continue;
-      auto it = std::find(neededAtoms.begin(), neededAtoms.end(), f.atom);
-      if (it != neededAtoms.end()) m |= uint64_t{1} << (it - neededAtoms.begin());
-      m |= neededAtomsOf(a.arg);  // the memo may have grown: index it again below
+      m |= bits(f.atom, a);
+      if (a.arg >= 0) m |= atomMask(exprs, memo, a.arg, bits);  // the memo may have grown: index it again below
     }
-  neededAtomsMemo[static_cast<size_t>(e)] = m | kDone;
+  memo[static_cast<size_t>(e)] = m | kDone;
   return m;
 }
 
+uint64_t Context::neededAtomsOf(ExprId e) {
+  return atomMask(exprs, neededAtomsMemo, e, [&](AtomId id, const Atom&) -> uint64_t {
+    auto it = std::find(neededAtoms.begin(), neededAtoms.end(), id);
+    return it == neededAtoms.end() ? 0 : uint64_t{1} << (it - neededAtoms.begin());
+  });
+}
+
 uint64_t Context::inputsOf(ExprId e) {
-  constexpr uint64_t kDone = uint64_t{1} << 63;
-  if (static_cast<size_t>(e) >= inputsMemo.size()) inputsMemo.resize(exprs.size() + 1024, 0);
-  if (inputsMemo[static_cast<size_t>(e)] & kDone) return inputsMemo[static_cast<size_t>(e)] & ~kDone;
-  uint64_t m = 0;
-  for (const Monomial& term : exprs.poly(e).terms)
-    for (const Factor& f : term.factors) {
-      const Atom& a = exprs.atom(f.atom);
-      if (a.kind == AtomKind::Input) m |= a.tag < 63 ? uint64_t{1} << a.tag : 0;
-      if (a.arg >= 0) m |= inputsOf(a.arg);  // the memo may have grown: index it again below
-    }
-  inputsMemo[static_cast<size_t>(e)] = m | kDone;
-  return m;
+  return atomMask(exprs, inputsMemo, e, [](AtomId, const Atom& a) -> uint64_t {
+    return a.kind == AtomKind::Input && a.tag < 63 ? uint64_t{1} << a.tag : 0;
+  });
 }
 
 uint64_t Context::classesOf(ExprId e) {

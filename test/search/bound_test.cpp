@@ -23,21 +23,31 @@ using namespace mirage;
 using mirage::test::h100;
 using mirage::test::modelOptions;
 
+namespace {
+
+// A search of `seconds` with the model's bounds, each template's bound
+// being the largest of its last kernel's states on the way to it: the
+// terms of partial bodies (unread tiles, outputs still to make) are
+// checked too. It emitted templates, none of them under its bound.
+search::Result searchCheckingBounds(const ir::Graph& g, double seconds, const std::string& what) {
+  verify::Verifier verifier(g);
+  search::Options o = modelOptions(seconds, true);
+  o.checkAncestorBounds = true;
+  search::Result r = search::runSearch(g, verifier, o);
+  INFO(what << "\n" << r.stats.firstBoundViolation);
+  CHECK(r.stats.templates > 0);
+  CHECK(r.stats.boundViolations == 0);
+  return r;
+}
+
+}  // namespace
+
 TEST_CASE("the lower bound is at most the cost model on every template of the examples", "[search][bound]") {
   // 2.5 s each: hundreds to thousands of templates, one- and two-kernel ones.
   for (const char* name : {"lora", "gated_mlp", "rmsnorm_linear", "ntrans", "gqa"}) {
     std::optional<ir::Graph> g = parse::parseFile(fmt::format("{}/{}.mg", MIRAGE_EXAMPLES_DIR, name), std::cerr);
     REQUIRE(g);
-    verify::Verifier verifier(*g);
-    search::Options o = modelOptions(2.5, true);
-    // Each template's bound is the largest of its last kernel's states on
-    // the way to it: the terms of partial bodies (unread tiles, outputs
-    // still to make) are checked too.
-    o.checkAncestorBounds = true;
-    search::Result r = search::runSearch(*g, verifier, o);
-    INFO(name << ": " << r.stats.firstBoundViolation);
-    CHECK(r.stats.templates > 0);
-    CHECK(r.stats.boundViolations == 0);
+    search::Result r = searchCheckingBounds(*g, 2.5, name);
     // Every verified candidate costs no less than the bound of k launches
     // moving the program's inputs and outputs.
     double io = 0;
@@ -62,14 +72,7 @@ TEST_CASE("the bound of loop kernels whose accumulators make the outputs is at m
        }) {
     std::optional<ir::Graph> g = parse::parseString(text, "test.mg", std::cerr);
     REQUIRE(g);
-    verify::Verifier verifier(*g);
-    search::Options o = modelOptions(5, true);
-    o.checkAncestorBounds = true;
-    search::Result r = search::runSearch(*g, verifier, o);
-    INFO(text << "\n" << r.stats.firstBoundViolation);
-    CHECK(r.stats.templates > 0);
-    CHECK(r.stats.complete);
-    CHECK(r.stats.boundViolations == 0);
+    CHECK(searchCheckingBounds(*g, 5, text).stats.complete);
   }
 }
 
