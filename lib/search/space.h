@@ -194,7 +194,7 @@ struct FloorPoint {
 };
 // The cheapest points of one key, cheapest first, and a floor under the
 // rest: a state's bound nearly always stops within the first few points
-// (GQA, 3M bounds: all but a hundred within 64), while a key has a few
+// (GQA, 3.07M bounds: 3.03M within 64), while a key has a few
 // hundred, so the memo keeps kMostKept of them (about four times the keys
 // in the same memory) and a caller that gets past them asks for the whole
 // list (`complete` of kernelFloorPoints), which the memo does not keep.
