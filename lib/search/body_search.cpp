@@ -266,7 +266,7 @@ class BodySearch {
       uint64_t carriers = 0;
       for (size_t t = 0; t < plan_.tensors.size(); ++t)
         for (Label l : plan_.tensors[t].labels)
-          if (loopIsPartial() ? partialOf(l) == loopPartial() : l == cfg_.loop) carriers |= uint64_t{1} << t;
+          if (walkedByLoop(l)) carriers |= uint64_t{1} << t;
       carriers_.push_back(carriers);
     }
     for (uint64_t carriers : loopCarriers()) carriers_.push_back(carriers);
@@ -683,6 +683,8 @@ class BodySearch {
 
   bool loopIsPartial() const { return cfg_.loop != kUnit && partialOf(cfg_.loop) != 0; }
   Label loopPartial() const { return partialOf(cfg_.loop); }
+  // A tensor dim with this label is walked by the for-loop (makeTile's fmap).
+  bool walkedByLoop(Label l) const { return loopIsPartial() ? partialOf(l) == loopPartial() : l == cfg_.loop; }
 
   uint64_t signature(const BVal& v) const {
     uint64_t h = mix(static_cast<uint64_t>(v.expr) * 2 + (v.after ? 1 : 0));
@@ -713,8 +715,7 @@ class BodySearch {
     if (cfg_.loop != kUnit) {
       for (size_t d = 0; d < ten.labels.size(); ++d) {
         Label l = ten.labels[d];
-        bool match = loopIsPartial() ? partialOf(l) == loopPartial() : l == cfg_.loop;
-        if (!match) continue;
+        if (!walkedByLoop(l)) continue;
         if (v.shape[d] % cfg_.forloop != 0) return false;
         op.fmap = static_cast<int>(d);
         v.variant = true;
