@@ -682,6 +682,10 @@ class BodySearch {
   }
 
   bool loopIsPartial() const { return cfg_.loop != kUnit && partialOf(cfg_.loop) != 0; }
+  // Each block holds only part of label l.
+  bool gridSplits(Label l) const {
+    return std::any_of(cfg_.grid.begin(), cfg_.grid.end(), [&](const GridAxis& a) { return a.label == l; });
+  }
   Label loopPartial() const { return partialOf(cfg_.loop); }
   // A tensor dim with this label is walked by the for-loop (makeTile's fmap).
   bool walkedByLoop(Label l) const { return loopIsPartial() ? partialOf(l) == loopPartial() : l == cfg_.loop; }
@@ -1166,6 +1170,13 @@ class BodySearch {
       Label l = sv.labels[d];
       if (l == kUnit || sv.shape[d] == 1 || !ctx_.maxLabels.count(l)) continue;
       bool needScan = !sv.after && cfg_.loop == l;
+      // Where the grid splits l and no running maximum is kept, the maximum
+      // is the block's own: exp(s − m_b) carries a shift that changes from
+      // block to block, and only the weights exp(m_b − M) of a later kernel
+      // could undo it. Those need m_b saved, which a kernel does for its
+      // scan-rescaled sums alone (tryClose), so no completion of such a
+      // value equals the program (docs/search.md, "The guard").
+      if (!needScan && gridSplits(l)) continue;
       size_t before = ops_.size();
       BodyOp rm;
       rm.kind = ir::OpKind::ReduceMax;
