@@ -791,7 +791,7 @@ class BodySearch {
       v.shape = a.shape;
       v.labels = a.labels;
       v.expr = ex.unary(op.kind, a.expr);
-      return true;
+      return raw || op.kind != ir::OpKind::Exp || ctx_.expAtProgramScale(v.expr);
     }
     if (op.kind == ir::OpKind::ReduceSum || op.kind == ir::OpKind::ReduceMax) {
       v.shape = a.shape;
@@ -1160,7 +1160,8 @@ class BodySearch {
       ++ctx_.stats.duplicates;
       return;
     }
-    if (ctx_.prune(ctx_.exprs.exp(vals_[static_cast<size_t>(i)].expr))) {
+    const ExprId expr = ctx_.exprs.exp(vals_[static_cast<size_t>(i)].expr);
+    if (ctx_.prune(expr) || !ctx_.expAtProgramScale(expr)) {
       ++ctx_.stats.pruned;
       return;
     }
@@ -2182,6 +2183,29 @@ static std::vector<std::vector<uint64_t>> programSums(const ir::Graph& program, 
   return sums;
 }
 
+namespace {
+
+// Calls f(factor, atom) for every factor of every term of the roots and,
+// recursively, of the arguments of their atoms (each expression once).
+template <class F>
+void forEachFactorBelow(const ExprTable& exprs, const std::vector<ExprId>& roots, F&& f) {
+  std::vector<ExprId> stack(roots.begin(), roots.end());
+  std::set<ExprId> visited;
+  while (!stack.empty()) {
+    ExprId x = stack.back();
+    stack.pop_back();
+    if (!visited.insert(x).second) continue;
+    for (const Monomial& m : exprs.poly(x).terms)
+      for (const Factor& factor : m.factors) {
+        const Atom& at = exprs.atom(factor.atom);
+        f(factor, at);
+        if (at.arg >= 0) stack.push_back(at.arg);
+      }
+  }
+}
+
+}  // namespace
+
 void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& labels,
                  const Limits& limits) {
   ctx.program = &program;
@@ -2199,27 +2223,15 @@ void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& la
   for (ExprId t : ctx.targets)
     for (ExprId a : ctx.exprs.atomArguments(t)) fix.insert(a);
   ctx.neededAtoms.clear();
-  {
-    std::vector<ExprId> stack(ctx.targets.begin(), ctx.targets.end());
-    std::set<ExprId> visited;
-    while (!stack.empty()) {
-      ExprId x = stack.back();
-      stack.pop_back();
-      if (!visited.insert(x).second) continue;
-      for (const Monomial& m : ctx.exprs.poly(x).terms)
-        for (const Factor& f : m.factors) {
-          const Atom& at = ctx.exprs.atom(f.atom);
-          if (at.arg < 0) continue;
-          if (at.kind == AtomKind::Exp && f.exponent != Rational(1)) fix.insert(ctx.exprs.scale(at.arg, f.exponent));
-          if (at.kind == AtomKind::Func && at.tag == static_cast<int>(ir::OpKind::ReduceMax)) targetsHaveMax = true;
-          if (at.kind == AtomKind::Func && at.tag == static_cast<int>(ir::OpKind::Kernel)) ctx.unreachableTarget = true;
-          if (at.kind == AtomKind::Func && singleAtomFunction(at.tag) && ctx.neededAtoms.size() < 63 &&
-              std::find(ctx.neededAtoms.begin(), ctx.neededAtoms.end(), f.atom) == ctx.neededAtoms.end())
-            ctx.neededAtoms.push_back(f.atom);
-          stack.push_back(at.arg);
-        }
-    }
-  }
+  forEachFactorBelow(ctx.exprs, ctx.targets, [&](const Factor& f, const Atom& at) {
+    if (at.arg < 0) return;
+    if (at.kind == AtomKind::Exp && f.exponent != Rational(1)) fix.insert(ctx.exprs.scale(at.arg, f.exponent));
+    if (at.kind == AtomKind::Func && at.tag == static_cast<int>(ir::OpKind::ReduceMax)) targetsHaveMax = true;
+    if (at.kind == AtomKind::Func && at.tag == static_cast<int>(ir::OpKind::Kernel)) ctx.unreachableTarget = true;
+    if (at.kind == AtomKind::Func && singleAtomFunction(at.tag) && ctx.neededAtoms.size() < 63 &&
+        std::find(ctx.neededAtoms.begin(), ctx.neededAtoms.end(), f.atom) == ctx.neededAtoms.end())
+      ctx.neededAtoms.push_back(f.atom);
+  });
   ctx.fixArgs.assign(fix.begin(), fix.end());
   ctx.targetClass.assign(ctx.targets.size(), -1);
   ctx.targetClasses = 0;
@@ -2263,6 +2275,13 @@ void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& la
     for (const ir::Op& op : program.ops)
       if (op.kind == ir::OpKind::Exp && ctx.exprs.poly(e[static_cast<size_t>(op.inputs[0])]).terms.size() > 1)
         ctx.pruneTargets.push_back(e[static_cast<size_t>(op.inputs[0])]);
+  ctx.programExpPowers.clear();
+  std::vector<ExprId> values;
+  for (ExprId x : e)
+    if (x >= 0) values.push_back(x);
+  forEachFactorBelow(ctx.exprs, values, [&](const Factor& f, const Atom& at) {
+    if (at.kind == AtomKind::Exp) ctx.programExpPowers.insert({f.atom, f.exponent.num < 0 ? -f.exponent : f.exponent});
+  });
   ctx.maxLabels.clear();
   for (const ir::Op& op : program.ops)
     if (op.kind == ir::OpKind::ReduceMax) {

@@ -256,6 +256,21 @@ struct Context {
   // (maxLabels), a running maximum (scan) where the for-loop walks that dim.
   bool guard = false;
   std::set<Label> maxLabels;
+  // Every exp atom of the program's values with the magnitude of each
+  // exponent it has there (exp(30·t) is exp(t)^30). A body makes an exp
+  // only at one of these scales (expAtProgramScale): exp(t) alone reaches
+  // exp(t)^30 only through products, each an operator more than scaling t
+  // first (docs/search.md, "Exps at the program's scale").
+  std::set<std::pair<AtomId, Rational>> programExpPowers;
+  bool expAtProgramScale(ExprId e) const {
+    if (programExpPowers.empty()) return true;
+    for (const Monomial& m : exprs.poly(e).terms)
+      for (const Factor& f : m.factors)
+        if (exprs.atom(f.atom).kind == AtomKind::Exp &&
+            !programExpPowers.count({f.atom, f.exponent.num < 0 ? -f.exponent : f.exponent}))
+          return false;
+    return true;
+  }
   // The program transposes a tensor: a tile may be transposed in its last
   // two dims (attention written matmul(Q, transpose(K)) needs K's tile as
   // [dim, keys] for the body's matmul).

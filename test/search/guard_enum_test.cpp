@@ -215,3 +215,45 @@ TEST_CASE("guarded enumeration: no exp shifted by a block's own maximum", "[guar
   CHECK(checked > 20);
   CHECK(refuted == 0);
 }
+
+// A body makes an exp only at a scale the program uses
+// (Context::expAtProgramScale): softcap attention's probabilities are
+// exp(30·tanh(s/30)), which the normal form writes exp(tanh(·))^30, and
+// exp(tanh(·)) alone, a power the subexpression test lets through, led to
+// its square, cube, inverse square and so on (60 % of a default run's
+// states). The fused forms must still come out.
+TEST_CASE("guarded enumeration: exps at the program's scale", "[guard][enum]") {
+  const char* softcap =
+      "graph s { Q = input f16[2, 8, 16]\n K = input f16[2, 16, 64]\n V = input f16[2, 64, 16]\n"
+      " S = mul(matmul(Q, K), 0.25)\n C = mul(tanh(div(S, 30)), 30)\n"
+      " O = matmul(softmax(C, dim=-1), V)\n output O }";
+  std::optional<ir::Graph> g = parse::parseString(softcap, "test.mg", std::cerr);
+  REQUIRE(g);
+  search::ProgramLabels labels = search::analyzeLabels(*g);
+  search::Limits limits;
+  search::Context ctx;
+  search::initContext(ctx, *g, labels, limits);
+  std::vector<search::ExprId> e = search::programExprs(ctx.exprs, *g);
+  const search::ExprId c = e[static_cast<size_t>(g->findValue("C"))];
+  search::ExprTable& x = ctx.exprs;
+  CHECK(ctx.expAtProgramScale(x.exp(c)));
+  CHECK(ctx.expAtProgramScale(x.exp(x.scale(c, search::Rational(-1)))));  // its inverse
+  CHECK(ctx.expAtProgramScale(x.exp(x.add(c, x.constant(search::Rational(3))))));  // a constant factor
+  CHECK_FALSE(ctx.expAtProgramScale(x.exp(x.scale(c, search::Rational(1, 30)))));
+  CHECK_FALSE(ctx.expAtProgramScale(x.exp(x.scale(c, search::Rational(2)))));
+  CHECK(ctx.expAtProgramScale(c));  // no exp at all
+  // A program without exp asks nothing.
+  std::optional<ir::Graph> mlp = parse::parseString(
+      "graph m { X = input f16[4, 8]\n W = input f16[8, 8]\n O = matmul(X, W)\n output O }", "test.mg", std::cerr);
+  REQUIRE(mlp);
+  search::ProgramLabels mlpLabels = search::analyzeLabels(*mlp);
+  search::Context mlpCtx;
+  search::initContext(mlpCtx, *mlp, mlpLabels, limits);
+  CHECK(mlpCtx.expAtProgramScale(mlpCtx.exprs.exp(mlpCtx.exprs.input(0))));
+
+  // The one-kernel online softmax of the capped logits is still built.
+  Emitted fused = enumerate(*g, 1, 3, 14, false, oneKernelLoop,
+                            [](const std::string& t) { return has(t, "rescale=") && has(t, "tanh("); });
+  REQUIRE(fused.found);
+  CHECK(fused.unguarded == 0);
+}
