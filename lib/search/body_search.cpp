@@ -860,6 +860,7 @@ class BodySearch {
     // An operator that only rescales an operand (add(x, x), x/x·x) adds nothing.
     if (ex.equalUpToScale(v.expr, a.expr) || ex.equalUpToScale(v.expr, b.expr) || ex.isConstant(v.expr))
       return false;
+    if ((op.kind == ir::OpKind::Add || op.kind == ir::OpKind::Sub) && !ctx_.ratioConsistent(v.expr)) return false;
     return !inState || !recomputesValue(v);
   }
 
@@ -1987,6 +1988,21 @@ bool Context::preferred(ExprId e) {
   return m == 1;
 }
 
+bool Context::ratioConsistent(ExprId e) {
+  if (exprs.poly(e).terms.size() <= 1) return true;
+  if (static_cast<size_t>(e) >= ratioMemo.size()) ratioMemo.resize(exprs.size() + 1024, -1);
+  int8_t& m = ratioMemo[static_cast<size_t>(e)];
+  if (m < 0) {
+    m = 0;
+    for (ExprId t : programValues)
+      if (exprs.isRatioSubsum(e, t)) {
+        m = 1;
+        break;
+      }
+  }
+  return m == 1;
+}
+
 bool Context::prune(ExprId e) {
   if (static_cast<size_t>(e) >= pruneMemo.size()) pruneMemo.resize(exprs.size() + 1024, -1);
   int8_t& m = pruneMemo[static_cast<size_t>(e)];
@@ -2282,6 +2298,8 @@ void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& la
   forEachFactorBelow(ctx.exprs, values, [&](const Factor& f, const Atom& at) {
     if (at.kind == AtomKind::Exp) ctx.programExpPowers.insert({f.atom, f.exponent.num < 0 ? -f.exponent : f.exponent});
   });
+  ctx.programValues = values;
+  ctx.ratioMemo.clear();
   ctx.maxLabels.clear();
   for (const ir::Op& op : program.ops)
     if (op.kind == ir::OpKind::ReduceMax) {

@@ -455,6 +455,57 @@ bool ExprTable::isSubexpr(ExprId e, ExprId t) {
   return result;
 }
 
+bool ExprTable::isRatioSubsum(ExprId e, ExprId t) {
+  uint64_t memoKey = (static_cast<uint64_t>(static_cast<uint32_t>(e)) << 32) | static_cast<uint32_t>(t);
+  if (auto it = ratioMemo_.find(memoKey); it != ratioMemo_.end()) return it->second;
+  bool result = false;
+  const Poly& pe = poly(e);
+  const Poly& pt = poly(t);
+  if (pe.terms.size() <= 1 || e == t || equalUpToScale(e, t)) {
+    result = true;
+  } else {
+    const Monomial& first = pe.terms[0];
+    for (const Monomial& term : pt.terms) {
+      if (!contains(term, first)) continue;
+      Monomial inv = first;
+      for (Factor& f : inv.factors) f.exponent = -f.exponent;
+      inv.degree = 1;
+      inv.coeff = Rational(1) / first.coeff;
+      Monomial cof = multiply(term, inv);
+      cof.degree = term.degree / first.degree;
+      bool all = true;
+      for (size_t i = 1; i < pe.terms.size() && all; ++i) {
+        Monomial want = multiply(pe.terms[i], cof);
+        all = false;
+        // Coefficients past 64 bits are rounded (reduce()): equal within
+        // a relative 1e-9.
+        for (const Monomial& have : pt.terms)
+          if (sameShape(have, want) &&
+              std::abs(have.coeff.toDouble() - want.coeff.toDouble()) <=
+                  1e-9 * std::max(std::abs(have.coeff.toDouble()), std::abs(want.coeff.toDouble())))
+            all = true;
+      }
+      if (all) {
+        result = true;
+        break;
+      }
+    }
+  }
+  if (!result)
+    for (const Monomial& term : pt.terms) {
+      for (const Factor& f : term.factors) {
+        const Atom& a = atom(f.atom);
+        if (a.arg >= 0 && isRatioSubsum(e, a.arg)) {
+          result = true;
+          break;
+        }
+      }
+      if (result) break;
+    }
+  ratioMemo_.emplace(memoKey, result);
+  return result;
+}
+
 void ExprTable::collectArgs(ExprId t, std::vector<ExprId>& out, std::vector<char>& seen) const {
   for (const Monomial& term : poly(t).terms)
     for (const Factor& f : term.factors) {

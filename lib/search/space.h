@@ -262,6 +262,12 @@ struct Context {
   // exp(t)^30 only through products, each an operator more than scaling t
   // first (docs/search.md, "Exps at the program's scale").
   std::set<std::pair<AtomId, Rational>> programExpPowers;
+  // Every program value's expression, and per expression whether it is a
+  // sum whose coefficients are in the ratios of a sub-sum of one of them
+  // (ExprTable::isRatioSubsum; 0 no, 1 yes, -1 not asked yet).
+  std::vector<ExprId> programValues;
+  std::vector<int8_t> ratioMemo;
+  bool ratioConsistent(ExprId e);
   bool expAtProgramScale(ExprId e) const {
     if (programExpPowers.empty()) return true;
     for (const Monomial& m : exprs.poly(e).terms)

@@ -133,3 +133,26 @@ TEST_CASE("interning: one id per normal form, whatever the path; splitConstant i
   CHECK(ex.splitConstant(e) == std::make_pair(rest, c));
   CHECK(ex.splitConstant(rest) == std::make_pair(rest, Rational(0)));
 }
+
+TEST_CASE("ratio sub-sums: a sum occurs with its coefficients in the ratios of the target's", "[expr]") {
+  ExprTable ex;
+  auto x = ex.input(0), y = ex.input(1), z = ex.input(2);
+  auto quarter = [&](mirage::search::ExprId a) { return ex.scale(a, Rational(1, 4)); };
+  // GELU's shape: a function of x + y/4, times x.
+  auto inner = ex.add(x, quarter(y));
+  auto t = ex.mul(ex.func(OpKind::Tanh, inner), x);
+  CHECK(ex.isRatioSubsum(inner, t));                                      // inside the atom
+  CHECK(ex.isRatioSubsum(ex.scale(inner, Rational(6)), t));               // up to a common factor
+  CHECK(ex.isRatioSubsum(y, t));                                          // one term asks nothing
+  CHECK_FALSE(ex.isRatioSubsum(ex.add(x, y), t));                         // other ratios
+  CHECK(ex.isSubexpr(ex.add(x, y), t));                                   // which isSubexpr lets through
+  // With a cofactor: (x + y/4)·z occurs in x·z + y·z/4, x + y does not.
+  auto u = ex.add(ex.mul(x, z), quarter(ex.mul(y, z)));
+  CHECK(ex.isRatioSubsum(inner, u));
+  CHECK(ex.isRatioSubsum(ex.mul(inner, z), u));
+  CHECK_FALSE(ex.isRatioSubsum(ex.add(x, y), u));
+  // A sub-sum: two of three terms, in their ratio.
+  auto w = ex.add(ex.add(x, quarter(y)), ex.scale(z, Rational(3)));
+  CHECK(ex.isRatioSubsum(ex.add(ex.scale(y, Rational(1, 12)), z), w));
+  CHECK_FALSE(ex.isRatioSubsum(ex.add(y, z), w));
+}

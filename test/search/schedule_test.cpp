@@ -55,9 +55,9 @@ TEST_CASE("runs cut by tiny budgets give the same complete result", "[search][sc
 }
 
 TEST_CASE("two-kernel candidates come before the one-kernel space ends", "[search][schedule]") {
-  // LayerNorm + Linear: its one-kernel passes grow more than tenfold each
-  // (whole-row bodies of 13 to 17 operators; pass 3 of the fifth
-  // configuration alone is over 100,000 states), while two-kernel plans
+  // LayerNorm + Linear: its one-kernel passes grow severalfold each
+  // (whole-row bodies of 13 to 17 operators; the one-kernel space within
+  // five discrepancies is over 90,000 states), while two-kernel plans
   // that save each row's statistics come in the first two-kernel passes.
   // At the example's shapes (examples/layernorm_linear.mg) two kernels are
   // faster than one (a one-kernel form has a block per row or two, each
@@ -73,7 +73,7 @@ TEST_CASE("two-kernel candidates come before the one-kernel space ends", "[searc
   constexpr int64_t kOneKernelAtLeast = 90000;
   search::Options o = test::modelOptions(0, true);
   o.jobs = 1;
-  o.limits.maxDiscrepancies = 3;
+  o.limits.maxDiscrepancies = 5;
   o.limits.maxKernels = 1;
   std::atomic<bool> enough{false};
   o.cancel = &enough;

@@ -109,6 +109,10 @@ class ExprTable {
   // Can e occur inside t under the axioms (up to a constant factor, which a
   // later scaling supplies)? Memoized.
   bool isSubexpr(ExprId e, ExprId t);
+  // A sum of several terms that occurs in t (or inside an atom's argument
+  // in t) with its coefficients in the same ratios: e·c is a sub-sum of a
+  // polynomial of t for some monomial c, coefficients included. Memoized.
+  bool isRatioSubsum(ExprId e, ExprId t);
   // Every argument of a function, exp or inverse atom inside t (recursively):
   // the terms that a value must equal exactly before it is wrapped.
   std::vector<ExprId> atomArguments(ExprId t) const;
@@ -138,6 +142,7 @@ class ExprTable {
   std::vector<Atom> atoms_;
   std::map<Atom, AtomId> atomIndex_;
   std::unordered_map<uint64_t, bool> subexprMemo_;
+  std::unordered_map<uint64_t, bool> ratioMemo_;
   // Results of the public operations, so that the search's repeated
   // questions cost one hash lookup.
   struct OpKey {
