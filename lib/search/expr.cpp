@@ -394,9 +394,50 @@ bool ExprTable::contains(const Monomial& big, const Monomial& small) const {
   return true;
 }
 
-bool ExprTable::hasTermLike(const Poly& p, const Monomial& m) const {
-  for (const Monomial& t : p.terms)
-    if (sameShape(t, m)) return true;
+// e·c is a sub-sum of t for a monomial cofactor c found from e's first
+// term: each term of e times c has the shape of a term of t and, with
+// `sameRatios`, its coefficient too (coefficients past 64 bits are rounded
+// by reduce(), so equal within a relative 1e-9).
+bool ExprTable::isCofactoredSubsum(const Poly& pe, const Poly& pt, bool sameRatios) const {
+  auto close = [](const Rational& x, const Rational& y) {
+    const double a = x.toDouble(), b = y.toDouble();
+    return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b));
+  };
+  const Monomial& first = pe.terms[0];
+  for (const Monomial& term : pt.terms) {
+    if (!contains(term, first)) continue;
+    Monomial inv = first;
+    for (Factor& f : inv.factors) f.exponent = -f.exponent;
+    inv.degree = 1;
+    inv.coeff = Rational(1) / first.coeff;
+    Monomial cof = multiply(term, inv);
+    cof.degree = term.degree / first.degree;
+    bool all = true;
+    for (const Monomial& other : pe.terms) {
+      Monomial want = multiply(other, cof);
+      bool found = false;
+      for (const Monomial& have : pt.terms)
+        if (sameShape(have, want) && (!sameRatios || close(have.coeff, want.coeff))) {
+          found = true;
+          break;
+        }
+      if (!found) {
+        all = false;
+        break;
+      }
+    }
+    if (all) return true;
+  }
+  return false;
+}
+
+// test(e, a) for the argument a of some atom of t.
+bool ExprTable::inAtomArgument(ExprId e, ExprId t, bool (ExprTable::*test)(ExprId, ExprId)) {
+  for (const Monomial& term : poly(t).terms)
+    for (const Factor& f : term.factors) {
+      const ExprId arg = atom(f.atom).arg;
+      if (arg >= 0 && (this->*test)(e, arg)) return true;
+    }
   return false;
 }
 
@@ -415,42 +456,9 @@ bool ExprTable::isSubexpr(ExprId e, ExprId t) {
         break;
       }
   } else {
-    // e·c is a sub-sum of t for a cofactor c found from e's first term.
-    const Monomial& first = pe.terms[0];
-    for (const Monomial& term : pt.terms) {
-      if (!contains(term, first)) continue;
-      Monomial inv = first;
-      for (Factor& f : inv.factors) f.exponent = -f.exponent;
-      inv.degree = 1;
-      Monomial cof = multiply(term, inv);
-      cof.degree = term.degree / first.degree;
-      bool all = true;
-      for (const Monomial& other : pe.terms) {
-        Monomial want = multiply(other, cof);
-        if (!hasTermLike(pt, want)) {
-          all = false;
-          break;
-        }
-      }
-      if (all) {
-        result = true;
-        break;
-      }
-    }
+    result = isCofactoredSubsum(pe, pt, false);
   }
-  if (!result) {
-    // Inside an atom's argument.
-    for (const Monomial& term : pt.terms) {
-      for (const Factor& f : term.factors) {
-        const Atom& a = atom(f.atom);
-        if (a.arg >= 0 && isSubexpr(e, a.arg)) {
-          result = true;
-          break;
-        }
-      }
-      if (result) break;
-    }
-  }
+  if (!result) result = inAtomArgument(e, t, &ExprTable::isSubexpr);
   subexprMemo_.emplace(memoKey, result);
   return result;
 }
@@ -458,50 +466,9 @@ bool ExprTable::isSubexpr(ExprId e, ExprId t) {
 bool ExprTable::isRatioSubsum(ExprId e, ExprId t) {
   uint64_t memoKey = (static_cast<uint64_t>(static_cast<uint32_t>(e)) << 32) | static_cast<uint32_t>(t);
   if (auto it = ratioMemo_.find(memoKey); it != ratioMemo_.end()) return it->second;
-  bool result = false;
   const Poly& pe = poly(e);
-  const Poly& pt = poly(t);
-  if (pe.terms.size() <= 1 || e == t || equalUpToScale(e, t)) {
-    result = true;
-  } else {
-    const Monomial& first = pe.terms[0];
-    for (const Monomial& term : pt.terms) {
-      if (!contains(term, first)) continue;
-      Monomial inv = first;
-      for (Factor& f : inv.factors) f.exponent = -f.exponent;
-      inv.degree = 1;
-      inv.coeff = Rational(1) / first.coeff;
-      Monomial cof = multiply(term, inv);
-      cof.degree = term.degree / first.degree;
-      bool all = true;
-      for (size_t i = 1; i < pe.terms.size() && all; ++i) {
-        Monomial want = multiply(pe.terms[i], cof);
-        all = false;
-        // Coefficients past 64 bits are rounded (reduce()): equal within
-        // a relative 1e-9.
-        for (const Monomial& have : pt.terms)
-          if (sameShape(have, want) &&
-              std::abs(have.coeff.toDouble() - want.coeff.toDouble()) <=
-                  1e-9 * std::max(std::abs(have.coeff.toDouble()), std::abs(want.coeff.toDouble())))
-            all = true;
-      }
-      if (all) {
-        result = true;
-        break;
-      }
-    }
-  }
-  if (!result)
-    for (const Monomial& term : pt.terms) {
-      for (const Factor& f : term.factors) {
-        const Atom& a = atom(f.atom);
-        if (a.arg >= 0 && isRatioSubsum(e, a.arg)) {
-          result = true;
-          break;
-        }
-      }
-      if (result) break;
-    }
+  bool result = pe.terms.size() <= 1 || e == t || equalUpToScale(e, t) ||
+                isCofactoredSubsum(pe, poly(t), true) || inAtomArgument(e, t, &ExprTable::isRatioSubsum);
   ratioMemo_.emplace(memoKey, result);
   return result;
 }

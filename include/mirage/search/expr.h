@@ -128,7 +128,8 @@ class ExprTable {
   ExprId fromMonomial(Monomial m);
   ExprId inverse(ExprId a);
   bool contains(const Monomial& big, const Monomial& small) const;
-  bool hasTermLike(const Poly& p, const Monomial& m) const;
+  bool isCofactoredSubsum(const Poly& pe, const Poly& pt, bool sameRatios) const;
+  bool inAtomArgument(ExprId e, ExprId t, bool (ExprTable::*test)(ExprId, ExprId));
   void collectArgs(ExprId t, std::vector<ExprId>& out, std::vector<char>& seen) const;
   std::string monomialStr(const Monomial& m) const;
 
