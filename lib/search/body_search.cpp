@@ -791,6 +791,8 @@ class BodySearch {
       v.shape = a.shape;
       v.labels = a.labels;
       v.expr = ex.unary(op.kind, a.expr);
+      // An exp only at a scale the program uses (docs/search.md, "Exps at
+      // the program's scale").
       return raw || op.kind != ir::OpKind::Exp || ctx_.expAtProgramScale(v.expr);
     }
     if (op.kind == ir::OpKind::ReduceSum || op.kind == ir::OpKind::ReduceMax) {
@@ -860,6 +862,8 @@ class BodySearch {
     // An operator that only rescales an operand (add(x, x), x/x·x) adds nothing.
     if (ex.equalUpToScale(v.expr, a.expr) || ex.equalUpToScale(v.expr, b.expr) || ex.isConstant(v.expr))
       return false;
+    // A sum in the ratios of one of the program's (docs/search.md, "Sums in
+    // the program's ratios").
     if ((op.kind == ir::OpKind::Add || op.kind == ir::OpKind::Sub) && !ctx_.ratioConsistent(v.expr)) return false;
     return !inState || !recomputesValue(v);
   }
