@@ -1205,10 +1205,13 @@ class BodySearch {
       e.in0 = diff;
       e.logical0 = i;
       BVal v;
-      makeValue(e, v);
-      deriveGuard(e, v);
-      v.sig = signature(v);
-      exploreGuarded(e, std::move(v), depthLeft);
+      // Refused only by what was checked on the operand above; a refusal
+      // still ends this move rather than leaving a value without a check.
+      if (makeValue(e, v)) {
+        deriveGuard(e, v);
+        v.sig = signature(v);
+        exploreGuarded(e, std::move(v), depthLeft);
+      }
       popTo(before);
     }
   }
