@@ -769,8 +769,11 @@ class BodySearch {
     const BVal& a = vals_[static_cast<size_t>(op.in0)];
     v.after = a.after;
     v.variant = a.variant || (op.in1 >= 0 && vals_[static_cast<size_t>(op.in1)].variant);
+    // An accumulator or a scan sums or maximizes over the loop's label.
+    if ((op.kind == ir::OpKind::Accum || op.kind == ir::OpKind::Scan) && !raw && !loopIsPartial() &&
+        !ctx_.sumsOverRightIndex(cfg_.loop, ctx_.inputsOf(a.expr)))
+      return false;
     if (op.kind == ir::OpKind::Accum) {
-      if (!raw && !loopIsPartial() && !ctx_.sumsOverRightIndex(cfg_.loop, ctx_.inputsOf(a.expr))) return false;
       v.variant = false;
       v.shape = a.shape;
       v.labels = a.labels;
@@ -781,7 +784,6 @@ class BodySearch {
       return true;
     }
     if (op.kind == ir::OpKind::Scan) {
-      if (!raw && !loopIsPartial() && !ctx_.sumsOverRightIndex(cfg_.loop, ctx_.inputsOf(a.expr))) return false;
       v.shape = a.shape;
       v.labels = a.labels;
       v.expr = ex.max(a.expr, cfg_.forloop);
@@ -2298,15 +2300,14 @@ void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& la
     for (const ir::Op& op : program.ops)
       if (op.kind == ir::OpKind::Exp && ctx.exprs.poly(e[static_cast<size_t>(op.inputs[0])]).terms.size() > 1)
         ctx.pruneTargets.push_back(e[static_cast<size_t>(op.inputs[0])]);
-  ctx.programExpPowers.clear();
-  std::vector<ExprId> values;
+  ctx.programValues.clear();
   for (ExprId x : e)
-    if (x >= 0) values.push_back(x);
-  forEachFactorBelow(ctx.exprs, values, [&](const Factor& f, const Atom& at) {
-    if (at.kind == AtomKind::Exp) ctx.programExpPowers.insert({f.atom, f.exponent.num < 0 ? -f.exponent : f.exponent});
-  });
-  ctx.programValues = values;
+    if (x >= 0) ctx.programValues.push_back(x);
   ctx.ratioMemo.clear();
+  ctx.programExpPowers.clear();
+  forEachFactorBelow(ctx.exprs, ctx.programValues, [&](const Factor& f, const Atom& at) {
+    if (at.kind == AtomKind::Exp) ctx.programExpPowers.insert({f.atom, abs(f.exponent)});
+  });
   ctx.maxLabels.clear();
   for (const ir::Op& op : program.ops)
     if (op.kind == ir::OpKind::ReduceMax) {

@@ -173,6 +173,7 @@ Rational operator/(Rational a, Rational b) {
   return make(static_cast<__int128>(a.num) * b.den, static_cast<__int128>(a.den) * b.num);
 }
 Rational operator-(Rational a) { return make(-static_cast<__int128>(a.num), a.den); }
+Rational abs(Rational a) { return a.num < 0 ? -a : a; }
 
 ExprTable::ExprTable() { zero_ = intern(Poly{}); }
 
@@ -387,9 +388,7 @@ bool ExprTable::contains(const Monomial& big, const Monomial& small) const {
     // y occurs in x/y too (as the divisor), so only the magnitudes of the
     // exponents are compared.
     const Rational& have = big.factors[j].exponent;
-    Rational absHave = have.num < 0 ? -have : have;
-    Rational absWant = f.exponent.num < 0 ? -f.exponent : f.exponent;
-    if (absWant > absHave) return false;
+    if (abs(f.exponent) > abs(have)) return false;
   }
   return true;
 }

@@ -273,7 +273,7 @@ struct Context {
     for (const Monomial& m : exprs.poly(e).terms)
       for (const Factor& f : m.factors)
         if (exprs.atom(f.atom).kind == AtomKind::Exp &&
-            !programExpPowers.count({f.atom, f.exponent.num < 0 ? -f.exponent : f.exponent}))
+            !programExpPowers.count({f.atom, abs(f.exponent)}))
           return false;
     return true;
   }

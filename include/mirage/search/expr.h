@@ -45,6 +45,7 @@ Rational operator+(Rational a, Rational b);
 Rational operator*(Rational a, Rational b);
 Rational operator/(Rational a, Rational b);
 Rational operator-(Rational a);
+Rational abs(Rational a);
 
 using ExprId = int32_t;  // an interned polynomial
 using AtomId = int32_t;
