@@ -48,9 +48,67 @@ struct BVal {
   // A tile of partial sums rescaled to per-block maxima (Tensor::maxTensor):
   // it may only be accumulated with exp(m_j - M) weights.
   int needsWeight = -1;
+  // Class labels summed into this value's expression outside every atom
+  // (a reduction, contraction or accumulation over them, not since hidden
+  // in a function, an exp or a divisor): the abstract expression forgets
+  // them, so a product with a value that still has one of these labels
+  // reads as a sum of the product (docs/search.md, "No product across a
+  // sum").
+  uint64_t summed = 0;
 };
 
 bool isUnaryKind(ir::OpKind k) { return ir::isElementwiseUnary(k); }
+
+// How an operator's value carries the sums in its operands' expressions
+// (BVal::summed, Context::noProductAcrossSums): outside every atom (Keep:
+// sums, products, negation, moves; KeepFirst: a quotient's numerator, the
+// divisor is inverted into an atom), hidden inside one (functions, exps,
+// maxima, and leaves, which start with none), or adding the label it
+// reduces over (sums, contractions, accumulators).
+enum class SumFlow { Keep, KeepFirst, Hide, Reduce };
+SumFlow sumFlow(ir::OpKind k) {
+  switch (k) {
+    case ir::OpKind::Add:
+    case ir::OpKind::Sub:
+    case ir::OpKind::Mul:
+    case ir::OpKind::Square:
+    case ir::OpKind::Neg:
+    case ir::OpKind::Save:
+    MIRAGE_CASES_LAYOUT
+    MIRAGE_CASES_PROGRAM_LAYOUT return SumFlow::Keep;
+    case ir::OpKind::Div: return SumFlow::KeepFirst;
+    case ir::OpKind::Maximum:
+    case ir::OpKind::Minimum:
+    case ir::OpKind::Exp:
+    case ir::OpKind::Sqrt:
+    case ir::OpKind::Rsqrt:
+    case ir::OpKind::Silu:
+    case ir::OpKind::Gelu:
+    case ir::OpKind::Relu:
+    case ir::OpKind::Abs:
+    case ir::OpKind::Tanh:
+    case ir::OpKind::Sigmoid:
+    case ir::OpKind::Log:
+    case ir::OpKind::ReduceMax:
+    case ir::OpKind::Scan:
+    case ir::OpKind::Tile:
+    MIRAGE_CASES_LEAF
+    MIRAGE_CASES_PROGRAM
+    MIRAGE_CASES_SHORTHAND return SumFlow::Hide;
+    case ir::OpKind::ReduceSum:
+    case ir::OpKind::ReduceMean:
+    case ir::OpKind::Accum:
+    MIRAGE_CASES_CONTRACTION return SumFlow::Reduce;
+  }
+  return SumFlow::Hide;
+}
+
+// x·y (or x/y) where one operand is summed over a label (as BVal::summed)
+// that the other still has; labels as bits.
+bool productAcrossSum(ir::OpKind k, uint64_t summedX, uint64_t labelsX, uint64_t summedY, uint64_t labelsY) {
+  if (summedX & labelsY) return true;
+  return k == ir::OpKind::Mul && (summedY & labelsX) != 0;
+}
 
 // Appends `op` to a kernel's body; returns its body value number.
 int appendBodyOp(KernelTemplate& k, const BodyOp& op) {
@@ -187,6 +245,15 @@ class BodySearch {
     // (beatenWithGridTiles): no body completes.
     for (uint64_t carriers : carriers_)
       if (carriers == 0) return;
+    // A single kernel makes every sum and maximum of the program itself:
+    // where its grid gives each block only part of a label the program
+    // sums over (as a parallel axis), none of them can be made
+    // (gridSplitsParallel).
+    if (final_ && plan_.kernels.empty())
+      for (const GridAxis& a : cfg_.grid)
+        if (!a.split && static_cast<size_t>(a.label) < ctx_.labelSums.size() &&
+            !ctx_.labelSums[static_cast<size_t>(a.label)].empty())
+          return;
     // A single kernel must read every input the outputs depend on: when one
     // of them cannot fit this configuration, no body can complete.
     if (final_ && plan_.kernels.empty())
@@ -533,18 +600,22 @@ class BodySearch {
   // label: Accum and its weighted form are not counted as shared traffic)
   // and, in the last kernel, a tile that may itself be saved as an output.
   // In the last kernel the same holds for the tiles every completion must
-  // still load (requiredMask_, precomputed in requiredTiles_).
+  // still load (requiredMask_, precomputed in requiredTiles_), and for
+  // every other value no operator reads (an intermediate kernel may save
+  // it instead): its reader runs after the loop where the value does, else
+  // in every step.
   double unreadTileElements(const FloorPoint& p) {
-    double n = 0;
+    double inLoop = 0, afterLoop = 0;
     for (size_t i = 0; i < ops_.size(); ++i) {
-      if (ops_[i].kind != ir::OpKind::Tile) continue;
+      const bool tile = ops_[i].kind == ir::OpKind::Tile;
+      if (!tile && !final_) continue;
       const BVal& v = vals_[i];
       if (v.uses > 0 || v.hidden || mayBeReadFree(v)) continue;
-      n += blockElements(v, p);
+      (v.after ? afterLoop : inLoop) += blockElements(v, p);
     }
     for (const auto& [t, v] : requiredTiles_)
-      if (!(tileMask_ & (uint64_t{1} << t))) n += blockElements(v, p);
-    return n * static_cast<double>(p.forloop);
+      if (!(tileMask_ & (uint64_t{1} << t))) inLoop += blockElements(v, p);
+    return inLoop * static_cast<double>(p.forloop) + afterLoop;
   }
 
   // A tile whose reader the model may charge no shared traffic: an
@@ -686,12 +757,22 @@ class BodySearch {
   bool gridSplits(Label l) const {
     return std::any_of(cfg_.grid.begin(), cfg_.grid.end(), [&](const GridAxis& a) { return a.label == l; });
   }
+  // The grid gives each block only part of label l as one of the output's
+  // parallel axes (not an axis that splits a reduction into partials): a
+  // sum or maximum over l inside the body covers the block's part alone,
+  // and no later kernel combines the parts (docs/search.md, "No sum over
+  // a block's part of a parallel label").
+  bool gridSplitsParallel(Label l) const {
+    return std::any_of(cfg_.grid.begin(), cfg_.grid.end(),
+                       [&](const GridAxis& a) { return a.label == l && !a.split; });
+  }
   Label loopPartial() const { return partialOf(cfg_.loop); }
   // A tensor dim with this label is walked by the for-loop (makeTile's fmap).
   bool walkedByLoop(Label l) const { return loopIsPartial() ? partialOf(l) == loopPartial() : l == cfg_.loop; }
 
   uint64_t signature(const BVal& v) const {
     uint64_t h = mix(static_cast<uint64_t>(v.expr) * 2 + (v.after ? 1 : 0));
+    if (v.summed) h = mix(h ^ v.summed * 0x9e3779b97f4a7c15ull);
     for (size_t d = 0; d < v.labels.size(); ++d)
       h = mix(h ^ (static_cast<uint64_t>(v.labels[d]) << 20) ^ static_cast<uint64_t>(v.shape[d]));
     return h;
@@ -765,13 +846,57 @@ class BodySearch {
   // state up to scale; makeCached passes false (its outcomes are shared by
   // every state that has the operands) and asks recomputesValue per state.
   bool makeValue(const BodyOp& op, BVal& v, bool raw = false, bool inState = true) {
+    v.summed = summedBy(op);
+    if (!raw && ctx_.noProductAcrossSums && multipliesAcrossSum(op)) return false;
+    return makeValueOf(op, v, raw, inState);
+  }
+
+  static uint64_t labelBit(Label l) { return l > kUnit && l < 64 && !partialOf(l) ? uint64_t{1} << l : 0; }
+  uint64_t labelsMask(const BVal& v) const {
+    uint64_t m = 0;
+    for (Label l : v.labels) m |= labelBit(l);
+    return m;
+  }
+
+  // BVal::summed of op's value (sumFlow).
+  uint64_t summedBy(const BodyOp& op) const {
+    const BVal& x = vals_[static_cast<size_t>(op.in0)];
+    const uint64_t a = x.summed;
+    const uint64_t b = op.in1 >= 0 && !op.hasScalar ? vals_[static_cast<size_t>(op.in1)].summed : 0;
+    switch (sumFlow(op.kind)) {
+      case SumFlow::Hide: return 0;
+      case SumFlow::Keep: return a | b;
+      case SumFlow::KeepFirst: return op.hasScalar && op.scalarFirst ? 0 : a;  // c/x: x inverted into an atom
+      case SumFlow::Reduce:
+        if (op.kind == ir::OpKind::Accum)
+          return op.accumMax ? 0 : a | (loopIsPartial() ? 0 : labelBit(cfg_.loop));
+        if (op.kind == ir::OpKind::Matmul) return a | b | labelBit(x.labels.back());
+        return op.reduceToInner >= 0 ? a : a | labelBit(x.labels[static_cast<size_t>(op.dim)]);
+    }
+    return 0;
+  }
+
+  // An element-wise product (or a quotient's numerator, or a square) of a
+  // value summed over label l with a value that still has l: the abstract
+  // expression reads x·Σ_l y as Σ_l x·y. Where the program makes no such
+  // product (Context::noProductAcrossSums), no move makes one.
+  bool multipliesAcrossSum(const BodyOp& op) const {
+    const BVal& a = vals_[static_cast<size_t>(op.in0)];
+    if (op.kind == ir::OpKind::Square) return (a.summed & labelsMask(a)) != 0;
+    if (op.hasScalar || op.in1 < 0) return false;
+    if (op.kind != ir::OpKind::Mul && op.kind != ir::OpKind::Div) return false;
+    const BVal& b = vals_[static_cast<size_t>(op.in1)];
+    return productAcrossSum(op.kind, a.summed, labelsMask(a), b.summed, labelsMask(b));
+  }
+
+  bool makeValueOf(const BodyOp& op, BVal& v, bool raw, bool inState) {
     ExprTable& ex = ctx_.exprs;
     const BVal& a = vals_[static_cast<size_t>(op.in0)];
     v.after = a.after;
     v.variant = a.variant || (op.in1 >= 0 && vals_[static_cast<size_t>(op.in1)].variant);
     // An accumulator or a scan sums or maximizes over the loop's label.
     if ((op.kind == ir::OpKind::Accum || op.kind == ir::OpKind::Scan) && !raw && !loopIsPartial() &&
-        !ctx_.sumsOverRightIndex(cfg_.loop, ctx_.inputsOf(a.expr)))
+        (gridSplitsParallel(cfg_.loop) || !ctx_.sumsOverRightIndex(cfg_.loop, ctx_.inputsOf(a.expr))))
       return false;
     if (op.kind == ir::OpKind::Accum) {
       v.variant = false;
@@ -808,7 +933,8 @@ class BodySearch {
         v.labels[d] = op.reduceToInner;
         v.expr = ex.sum(a.expr, n / inner);
       } else {
-        if (!raw && !partialOf(a.labels[d]) && !ctx_.sumsOverRightIndex(a.labels[d], ctx_.inputsOf(a.expr)))
+        if (!raw && !partialOf(a.labels[d]) &&
+            (gridSplitsParallel(a.labels[d]) || !ctx_.sumsOverRightIndex(a.labels[d], ctx_.inputsOf(a.expr))))
           return false;
         v.shape[d] = 1;
         v.labels[d] = kUnit;
@@ -842,7 +968,8 @@ class BodySearch {
       if (k == kUnit ? !ctx_.labels->contractsUnit
                      : !partialOf(k) && !ctx_.labels->reduced[static_cast<size_t>(k)])
         return false;
-      if (!raw && !partialOf(k) && !ctx_.sumsOverRightIndex(k, ctx_.inputsOf(a.expr) | ctx_.inputsOf(b.expr)))
+      if (!raw && !partialOf(k) &&
+          (gridSplitsParallel(k) || !ctx_.sumsOverRightIndex(k, ctx_.inputsOf(a.expr) | ctx_.inputsOf(b.expr))))
         return false;
       BVal batchA, batchB;
       batchA.shape.assign(a.shape.begin(), a.shape.end() - 2);
@@ -2208,6 +2335,53 @@ static std::vector<std::vector<uint64_t>> programSums(const ir::Graph& program, 
   return sums;
 }
 
+// Whether the program itself multiplies a value summed over a label by a
+// value that still has it (productAcrossSum, with sums followed as
+// sumFlow says): then the body search may too. Layout operators, custom
+// kernels and labels past 63 are not followed: answered yes.
+static bool programMultipliesAcrossSums(const ir::Graph& program, const ProgramLabels& labels) {
+  std::vector<uint64_t> summed(program.values.size(), 0);
+  auto bits = [&](ir::ValueId v, uint64_t& out) {
+    out = 0;
+    for (Label l : labels.ofValue[static_cast<size_t>(v)]) {
+      if (l >= 64) return false;
+      if (l > kUnit) out |= uint64_t{1} << l;
+    }
+    return true;
+  };
+  for (const ir::Op& op : program.ops) {
+    if (op.kind == ir::OpKind::Input || op.kind == ir::OpKind::Const) continue;
+    if (op.results.size() != 1 || ir::isLayoutOp(op.kind) || op.kind == ir::OpKind::Kernel) return true;
+    uint64_t a = 0, b = 0, la = 0, lb = 0;
+    if (!op.inputs.empty()) {
+      a = summed[static_cast<size_t>(op.inputs[0])];
+      if (!bits(op.inputs[0], la)) return true;
+    }
+    if (op.inputs.size() > 1) {
+      b = summed[static_cast<size_t>(op.inputs[1])];
+      if (!bits(op.inputs[1], lb)) return true;
+    }
+    if (op.kind == ir::OpKind::Square && (a & la)) return true;
+    if ((op.kind == ir::OpKind::Mul || op.kind == ir::OpKind::Div) && op.inputs.size() == 2 &&
+        productAcrossSum(op.kind, a, la, b, lb))
+      return true;
+    uint64_t& out = summed[static_cast<size_t>(op.results[0])];
+    switch (sumFlow(op.kind)) {
+      case SumFlow::Hide: out = 0; break;
+      case SumFlow::Keep: out = a | b; break;
+      case SumFlow::KeepFirst: out = a; break;
+      case SumFlow::Reduce: {
+        const Labels& in = labels.ofValue[static_cast<size_t>(op.inputs[0])];
+        const Label l = op.kind == ir::OpKind::Matmul ? in.back() : in[static_cast<size_t>(op.dim)];
+        if (l >= 64) return true;
+        out = a | b | (l > kUnit ? uint64_t{1} << l : 0);
+        break;
+      }
+    }
+  }
+  return false;
+}
+
 namespace {
 
 // Calls f(factor, atom) for every factor of every term of the roots and,
@@ -2384,6 +2558,7 @@ void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& la
   ctx.hasSquare = ctx.kinds.count(ir::OpKind::Square) > 0;
   ctx.hasReduceMax = ctx.kinds.count(ir::OpKind::ReduceMax) > 0;
   ctx.labelSums = programSums(program, labels);
+  ctx.noProductAcrossSums = !programMultipliesAcrossSums(program, labels);
   ctx.loopNeedsInputs.assign(ctx.labelSums.size(), 0);
   for (size_t l = 0; l < ctx.labelSums.size(); ++l) {
     uint64_t all = ctx.labelSums[l].empty() ? 0 : ~uint64_t{0};
@@ -2400,6 +2575,13 @@ void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& la
 int countFirstConfigs(Context& ctx, int kernels) {
   Plan plan = initialPlan(ctx);
   return static_cast<int>(enumerateConfigs(ctx, plan, kernels == 1).size());
+}
+
+std::vector<std::vector<GridAxis>> firstConfigGrids(Context& ctx, int kernels) {
+  Plan plan = initialPlan(ctx);
+  std::vector<std::vector<GridAxis>> grids;
+  for (const Config& c : enumerateConfigs(ctx, plan, kernels == 1)) grids.push_back(c.grid);
+  return grids;
 }
 
 void searchPlans(Context& ctx, int kernels, int discrepancies, int firstConfig) {

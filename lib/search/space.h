@@ -409,6 +409,10 @@ struct Context {
   // over that label walks a tile of each (BodySearch::loopCarriers).
   std::vector<uint64_t> loopNeedsInputs;
   std::vector<uint64_t> inputsCarrying;  // per class label: the program inputs that have it
+  // The program multiplies no value summed over a label by one that still
+  // has it, so a body makes no such product (BodySearch::multipliesAcrossSum;
+  // docs/search.md, "No product across a sum").
+  bool noProductAcrossSums = false;
   // A sum or maximum over label l of a value whose expression holds the
   // inputs `inputs` (inputsOf) can be part of an equivalent program only if
   // the inputs among them that have l include those of one of the
@@ -449,6 +453,7 @@ std::vector<ExprId> programExprs(ExprTable& exprs, const ir::Graph& program);
 // kernel this call explores (see countFirstConfigs), so that threads can
 // share the work.
 int countFirstConfigs(Context& ctx, int kernels);
+std::vector<std::vector<GridAxis>> firstConfigGrids(Context& ctx, int kernels);  // each one's grid, in that order
 void searchPlans(Context& ctx, int kernels, int discrepancies, int firstConfig);
 
 // Representative blocks for a label of the given extent.
