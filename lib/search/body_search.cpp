@@ -785,6 +785,7 @@ class BodySearch {
     v.shape = ten.shape;
     v.labels = ten.labels;
     v.expr = ten.expr;
+    v.summed = ten.kernel >= 0 ? 1 : 0;  // a kernel result may hold sums over any label
     op.kind = ir::OpKind::Tile;
     op.arg = t;
     v.variant = false;
@@ -898,6 +899,9 @@ class BodySearch {
     if ((op.kind == ir::OpKind::Accum || op.kind == ir::OpKind::Scan) && !raw && !loopIsPartial() &&
         (gridSplitsParallel(cfg_.loop) || !ctx_.sumsOverRightIndex(cfg_.loop, ctx_.inputsOf(a.expr))))
       return false;
+    if (op.kind == ir::OpKind::Accum && !op.accumMax && !raw && !loopIsPartial() &&
+        !ctx_.sumsProgramTerms(cfg_.loop, a.expr, a.summed))
+      return false;
     if (op.kind == ir::OpKind::Accum) {
       v.variant = false;
       v.shape = a.shape;
@@ -934,7 +938,8 @@ class BodySearch {
         v.expr = ex.sum(a.expr, n / inner);
       } else {
         if (!raw && !partialOf(a.labels[d]) &&
-            (gridSplitsParallel(a.labels[d]) || !ctx_.sumsOverRightIndex(a.labels[d], ctx_.inputsOf(a.expr))))
+            (gridSplitsParallel(a.labels[d]) || !ctx_.sumsOverRightIndex(a.labels[d], ctx_.inputsOf(a.expr)) ||
+             (op.kind == ir::OpKind::ReduceSum && !ctx_.sumsProgramTerms(a.labels[d], a.expr, a.summed))))
           return false;
         v.shape[d] = 1;
         v.labels[d] = kUnit;
@@ -969,7 +974,8 @@ class BodySearch {
                      : !partialOf(k) && !ctx_.labels->reduced[static_cast<size_t>(k)])
         return false;
       if (!raw && !partialOf(k) &&
-          (gridSplitsParallel(k) || !ctx_.sumsOverRightIndex(k, ctx_.inputsOf(a.expr) | ctx_.inputsOf(b.expr))))
+          (gridSplitsParallel(k) || !ctx_.sumsOverRightIndex(k, ctx_.inputsOf(a.expr) | ctx_.inputsOf(b.expr)) ||
+           !ctx_.sumsProgramTerms(k, ex.mul(a.expr, b.expr), a.summed | b.summed)))
         return false;
       BVal batchA, batchB;
       batchA.shape.assign(a.shape.begin(), a.shape.end() - 2);
@@ -2117,6 +2123,30 @@ ExprId Context::scaleFree(ExprId e) {
   return free;
 }
 
+uint64_t Context::monomialOver(const Monomial& m, Label l) const {
+  uint64_t h = 0x51ed2701u;
+  const uint64_t carriers = inputsCarrying[static_cast<size_t>(l)];
+  for (const Factor& f : m.factors) {  // sorted by atom: the same order for equal monomials
+    const Atom& a = exprs.atom(f.atom);
+    if (a.kind != AtomKind::Input || a.tag >= 63 || !(carriers & (uint64_t{1} << a.tag))) continue;
+    h = mix(h ^ (static_cast<uint64_t>(a.tag) << 48) ^ (static_cast<uint64_t>(f.exponent.num) << 16) ^
+            static_cast<uint64_t>(f.exponent.den));
+  }
+  return h;
+}
+
+bool Context::sumsProgramTerms(Label l, ExprId e, uint64_t summed) {
+  if (l <= kUnit || static_cast<size_t>(l) >= labelSumTerms.size() || l >= 64) return true;
+  const std::unordered_set<uint64_t>& terms = labelSumTerms[static_cast<size_t>(l)];
+  if (terms.empty() || (summed & (uint64_t{1} | (uint64_t{1} << l)))) return true;
+  const uint64_t key = static_cast<uint64_t>(e) * 64 + static_cast<uint64_t>(l);
+  if (auto it = sumTermsMemo.find(key); it != sumTermsMemo.end()) return it->second;
+  bool ok = true;
+  for (const Monomial& m : exprs.poly(e).terms) ok = ok && terms.count(monomialOver(m, l)) > 0;
+  sumTermsMemo.emplace(key, ok);
+  return ok;
+}
+
 bool Context::preferred(ExprId e) {
   if (static_cast<size_t>(e) >= preferredMemo.size()) preferredMemo.resize(exprs.size() + 1024, -1);
   int8_t& m = preferredMemo[static_cast<size_t>(e)];
@@ -2382,6 +2412,35 @@ static bool programMultipliesAcrossSums(const ir::Graph& program, const ProgramL
   return false;
 }
 
+// Context::labelSumTerms: each term of what the program sums over each
+// label (a reduction's operand, a contraction's product), as monomialOver
+// reads it. Programs with layout operators or custom kernels record none.
+static void collectSumTerms(Context& ctx, const ir::Graph& program, const ProgramLabels& labels,
+                            const std::vector<ExprId>& e) {
+  ctx.labelSumTerms.assign(labels.extent.size(), {});
+  ctx.sumTermsMemo.clear();
+  for (const ir::Op& op : program.ops)
+    if (ir::isLayoutOp(op.kind) || op.kind == ir::OpKind::Kernel) {
+      ctx.labelSumTerms.assign(labels.extent.size(), {});
+      return;
+    }
+  for (const ir::Op& op : program.ops) {
+    ExprId summed = -1;
+    Label l = kUnit;
+    const auto in = [&](size_t i) { return e[static_cast<size_t>(op.inputs[i])]; };
+    if (op.kind == ir::OpKind::ReduceSum || op.kind == ir::OpKind::ReduceMean) {
+      summed = in(0);
+      l = labels.ofValue[static_cast<size_t>(op.inputs[0])][static_cast<size_t>(op.dim)];
+    } else if (op.kind == ir::OpKind::Matmul) {
+      summed = ctx.exprs.mul(in(0), in(1));
+      l = labels.ofValue[static_cast<size_t>(op.inputs[0])].back();
+    }
+    if (summed < 0 || l <= kUnit || l >= 64) continue;
+    for (const Monomial& m : ctx.exprs.poly(summed).terms)
+      ctx.labelSumTerms[static_cast<size_t>(l)].insert(ctx.monomialOver(m, l));
+  }
+}
+
 namespace {
 
 // Calls f(factor, atom) for every factor of every term of the roots and,
@@ -2569,6 +2628,7 @@ void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& la
   for (size_t i = 0; i < program.inputs.size() && i < 63; ++i)
     for (Label l : labels.ofValue[static_cast<size_t>(program.inputs[i])])
       if (l != kUnit) ctx.inputsCarrying[static_cast<size_t>(l)] |= uint64_t{1} << i;
+  collectSumTerms(ctx, program, labels, e);
   ctx.inputsMemo.clear();
 }
 

@@ -413,6 +413,19 @@ struct Context {
   // has it, so a body makes no such product (BodySearch::multipliesAcrossSum;
   // docs/search.md, "No product across a sum").
   bool noProductAcrossSums = false;
+  // Per class label: the program's sums over it, each term as the inputs
+  // that have the label and their exponents outside every atom (a hash of
+  // each: monomialOver); empty for a label nothing sums over, and for
+  // every label of a program with layout operators or custom kernels.
+  std::vector<std::unordered_set<uint64_t>> labelSumTerms;
+  std::unordered_map<uint64_t, bool> sumTermsMemo;
+  uint64_t monomialOver(const Monomial& m, Label l) const;
+  // A sum over l of an expression summed over none of the labels `summed`
+  // names (BodySearch's BVal::summed; bit 0: it holds a tile of a kernel
+  // result) whose every term is one of the program's sums' terms over l
+  // as monomialOver reads them (docs/search.md, "Sums of the program's
+  // terms"); true where nothing is known.
+  bool sumsProgramTerms(Label l, ExprId e, uint64_t summed);
   // A sum or maximum over label l of a value whose expression holds the
   // inputs `inputs` (inputsOf) can be part of an equivalent program only if
   // the inputs among them that have l include those of one of the

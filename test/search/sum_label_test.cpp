@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -94,21 +95,18 @@ TEST_CASE("sum labels: which programs multiply a value by a sum over one of its 
             ->ctx.noProductAcrossSums);
 }
 
-// x · Σ_d x reads as Σ_d x² in the abstract expressions, so without the
-// refusal the normalizations below build it (and Σ_d x, which only such a
-// product can use) as if it were the program's sum of squares.
-TEST_CASE("sum labels: the products dropped are all refuted, the fused normalization is kept", "[sum_labels]") {
-  const char* programs[] = {
-      "graph b { X = input f32[4, 8]\n Y = div(X, sqrt(reduce_sum(square(X), dim=1)))\n output Y }",
-      "graph w { X = input f32[4, 8]\n W = input f32[4, 8]\n O = mul(rms_norm(X), W)\n output O }",
-  };
+// Enumerates one-kernel bodies of each program with a refusal and without
+// it (`disable` turns it off): the refusal only drops bodies, each one it
+// drops is refuted by the verifier's pre-check, some equivalent body is
+// kept, and it drops states. Returns the states dropped.
+int64_t dropsOnlyRefuted(const std::vector<const char*>& programs, const std::function<void(search::Context&)>& disable,
+                         int maxOps = 8) {
   int64_t dropped = 0;
   for (const char* text : programs) {
     INFO(text);
-    auto with = analyze(text);
-    auto without = analyze(text);
-    REQUIRE(with->ctx.noProductAcrossSums);
-    without->ctx.noProductAcrossSums = false;
+    auto with = analyze(text, maxOps);
+    auto without = analyze(text, maxOps);
+    disable(without->ctx);
     for (int disc : {1, 2}) {
       Bodies w = enumerate(*with, disc);
       Bodies wo = enumerate(*without, disc);
@@ -129,7 +127,56 @@ TEST_CASE("sum labels: the products dropped are all refuted, the fused normaliza
       dropped += wo.states - w.states;
     }
   }
-  CHECK(dropped > 0);
+  return dropped;
+}
+
+// x · Σ_d x reads as Σ_d x² in the abstract expressions, so without the
+// refusal the normalizations below build it (and Σ_d x, which only such a
+// product can use) as if it were the program's sum of squares.
+TEST_CASE("sum labels: the products dropped are all refuted, the fused normalization is kept", "[sum_labels]") {
+  const std::vector<const char*> programs = {
+      "graph b { X = input f32[4, 8]\n Y = div(X, sqrt(reduce_sum(square(X), dim=1)))\n output Y }",
+      "graph w { X = input f32[4, 8]\n W = input f32[4, 8]\n O = mul(rms_norm(X), W)\n output O }",
+  };
+  for (const char* text : programs) CHECK(analyze(text)->ctx.noProductAcrossSums);
+  CHECK(dropsOnlyRefuted(programs, [](search::Context& c) { c.noProductAcrossSums = false; }) > 0);
+}
+
+// Each term a body sums over a label has the inputs with that label, at
+// the exponents, of a term the program sums over it (Context::labelSumTerms,
+// sumsProgramTerms): Σ_d K where the program sums K² and Q·K over d is not
+// part of any of them.
+TEST_CASE("sum labels: a body sums the program's terms", "[sum_labels]") {
+  auto a = analyze(
+      "graph q { Q = input f32[2, 4, 8]\n K = input f32[2, 8, 16]\n V = input f32[2, 16, 8]\n"
+      " S = matmul(rms_norm(Q, dim=-1), rms_norm(K, dim=1))\n O = matmul(softmax(S, dim=-1), V)\n output O }");
+  search::Context& c = a->ctx;
+  search::ExprTable& x = c.exprs;
+  const search::Label d = a->labels.ofValue[static_cast<size_t>(a->graph.inputs[1])][1];
+  const search::Label keys = a->labels.ofValue[static_cast<size_t>(a->graph.inputs[1])][2];
+  const search::ExprId q = x.input(0), k = x.input(1), v = x.input(2);
+  CHECK(c.sumsProgramTerms(d, x.mul(k, k), 0));
+  CHECK(c.sumsProgramTerms(d, x.mul(q, q), 0));
+  CHECK(c.sumsProgramTerms(d, x.mul(q, k), 0));
+  CHECK(c.sumsProgramTerms(d, x.div(x.mul(q, k), x.func(ir::OpKind::Sqrt, x.mul(q, q))), 0));  // atoms do not count
+  CHECK_FALSE(c.sumsProgramTerms(d, k, 0));
+  CHECK_FALSE(c.sumsProgramTerms(d, x.div(q, k), 0));
+  CHECK_FALSE(c.sumsProgramTerms(d, x.add(x.mul(k, k), k), 0));  // every term must be one
+  // A value summed over d already, or holding a kernel result, is not asked.
+  CHECK(c.sumsProgramTerms(d, k, uint64_t{1} << d));
+  CHECK(c.sumsProgramTerms(d, k, 1));
+  // Over the keys: the probabilities times V, and the probabilities alone.
+  CHECK(c.sumsProgramTerms(keys, x.mul(x.exp(x.mul(q, k)), v), 0));
+  CHECK(c.sumsProgramTerms(keys, x.exp(x.mul(q, k)), 0));
+  CHECK_FALSE(c.sumsProgramTerms(keys, x.mul(x.exp(x.mul(q, k)), x.mul(v, v)), 0));
+  // A program with a layout operator records nothing: nothing is refused.
+  auto r = analyze("graph r { X = input f32[4, 8]\n Y = reshape(X, shape=[32])\n O = reduce_sum(square(Y), dim=0)\n output O }");
+  CHECK(r->ctx.sumsProgramTerms(r->labels.ofValue[static_cast<size_t>(r->graph.inputs[0])][1], r->ctx.exprs.input(0), 0));
+
+  CHECK(dropsOnlyRefuted({"graph b { X = input f32[4, 8]\n Y = div(X, sqrt(reduce_sum(square(X), dim=1)))\n output Y }",
+                          "graph m { X = input f32[4, 8]\n W = input f32[8, 6]\n"
+                          " Y = matmul(div(X, sqrt(reduce_sum(square(X), dim=1))), W)\n output Y }"},
+                         [](search::Context& c) { c.labelSumTerms.clear(); }) > 0);
 }
 
 // A single kernel whose grid splits the normalized dim as a parallel axis
