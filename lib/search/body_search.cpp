@@ -486,6 +486,7 @@ class BodySearch {
     if (ctx_.beaten(floor)) return true;
     if (!ctx_.beaten(floor, true)) return false;
     if (tieLost_ < 0) tieLost_ = losesTies() ? 1 : 0;
+    if (tieLost_ == 1) ++ctx_.tiesLostEver;
     return tieLost_ == 1;
   }
 
@@ -1943,9 +1944,16 @@ class BodySearch {
       ++ctx_.stats.duplicates;
       return;
     }
-    const int64_t templatesBefore = ctx_.templatesEver, deferredBefore = ctx_.deferredEver;
+    const int64_t templatesBefore = ctx_.templatesEver, deferredBefore = ctx_.deferredEver,
+                  tiesBefore = ctx_.tiesLostEver;
     searchKernels(ctx_, plan_, kernelsLeft_ - 1, discLeft_, -1);
     if (ctx_.templatesEver != templatesBefore || ctx_.stopped()) return;
+    // A state pruned for losing a tie lost it by its whole tie key, which
+    // starts with the closed kernels' bodies: after other closed kernels
+    // with the same key here, the same completions may win (softcap
+    // attention returned either of two equal two-kernel plans, by which
+    // first kernel was closed first). Such a search is not barren.
+    if (ctx_.tiesLostEver != tiesBefore) return;
     if (ctx_.barren.size() > 100000) ctx_.barren.clear();  // bounded memory
     const Context::BarrenSearch now{ctx_.closedFloorUs, discLeft_, ctx_.deferredEver != deferredBefore};
     auto [it, inserted] = ctx_.barren.emplace(std::move(key), now);

@@ -290,6 +290,10 @@ struct Context {
   // is flushed): a work item that refused none explored the same space as
   // every later pass of its configuration would (search.cpp, saturated_).
   int64_t deferredEver = 0;
+  // States pruned for losing a tie (BodySearch::beatenHere), ever: a
+  // search of the kernels after a closed one that pruned any is not
+  // recorded as barren (BodySearch::searchRest).
+  int64_t tiesLostEver = 0;
   std::function<bool()> stopped;
   std::function<void(const Plan&)> emit;  // a complete plan (representative extents)
 

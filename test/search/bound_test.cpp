@@ -44,7 +44,8 @@ search::Result searchCheckingBounds(const ir::Graph& g, double seconds, const st
 
 TEST_CASE("the lower bound is at most the cost model on every template of the examples", "[search][bound]") {
   // 2.5 s each: hundreds to thousands of templates, one- and two-kernel ones.
-  for (const char* name : {"lora", "gated_mlp", "rmsnorm_linear", "ntrans", "gqa"}) {
+  for (const char* name : {"lora", "gated_mlp", "rmsnorm_linear", "ntrans", "gqa", "softcap_attention", "qknorm_gqa",
+                           "layernorm_linear", "gelu_mlp"}) {
     std::optional<ir::Graph> g = parse::parseFile(fmt::format("{}/{}.mg", MIRAGE_EXAMPLES_DIR, name), std::cerr);
     REQUIRE(g);
     search::Result r = searchCheckingBounds(*g, 2.5, name);
