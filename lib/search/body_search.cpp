@@ -303,6 +303,7 @@ class BodySearch {
   std::unordered_map<uint64_t, FloorPoints> floorByTiles_;
   std::unordered_map<uint64_t, FloorPoints> wholeByTiles_;  // where the kept points ran out (FloorPointList)
   KernelFloor scratch_;  // reused: the floor of one state at one extent choice
+  std::vector<double> elementsScratch_;  // reused: withOperators' block elements per value
   // An intermediate kernel: the needed program inputs no closed kernel
   // read, their bytes, and the outputs' bytes.
   uint64_t unreadInputs_ = 0;
@@ -605,14 +606,14 @@ class BodySearch {
   // every other value no operator reads (an intermediate kernel may save
   // it instead): its reader runs after the loop where the value does, else
   // in every step.
-  double unreadTileElements(const FloorPoint& p) {
+  double unreadTileElements(const FloorPoint& p, const std::vector<double>& elems) {
     double inLoop = 0, afterLoop = 0;
     for (size_t i = 0; i < ops_.size(); ++i) {
       const bool tile = ops_[i].kind == ir::OpKind::Tile;
       if (!tile && !final_) continue;
       const BVal& v = vals_[i];
       if (v.uses > 0 || v.hidden || mayBeReadFree(v)) continue;
-      (v.after ? afterLoop : inLoop) += blockElements(v, p);
+      (v.after ? afterLoop : inLoop) += elems[i];
     }
     for (const auto& [t, v] : requiredTiles_)
       if (!(tileMask_ & (uint64_t{1} << t))) inLoop += blockElements(v, p);
@@ -682,15 +683,19 @@ class BodySearch {
     f.blockElements = std::move(elements);
     const double bytes = ir::dtypeBytes(ctx_.program->dtype);
     const double loop = static_cast<double>(p.forloop);
+    // Each value's block elements once: an operator reads up to two.
+    std::vector<double>& elems = elementsScratch_;
+    elems.resize(vals_.size());
+    for (size_t i = 0; i < vals_.size(); ++i) elems[i] = blockElements(vals_[i], p);
     for (size_t i = 0; i < ops_.size(); ++i) {
       const BodyOp& op = ops_[i];
       if (op.kind == ir::OpKind::Tile) continue;
       const BVal& v = vals_[i];
       const double times = v.after && op.kind != ir::OpKind::Accum ? 1 : loop;
-      const double out = blockElements(v, p);
+      const double out = elems[i];
       double in = 0;
-      if (op.in0 >= 0) in += blockElements(vals_[static_cast<size_t>(op.in0)], p);
-      if (op.in1 >= 0 && !op.hasScalar) in += blockElements(vals_[static_cast<size_t>(op.in1)], p);
+      if (op.in0 >= 0) in += elems[static_cast<size_t>(op.in0)];
+      if (op.in1 >= 0 && !op.hasScalar) in += elems[static_cast<size_t>(op.in1)];
       switch (op.kind) {
         case ir::OpKind::Matmul: {
           const BVal& a = vals_[static_cast<size_t>(op.in0)];
@@ -702,13 +707,13 @@ class BodySearch {
         case ir::OpKind::ReduceSum:
         case ir::OpKind::ReduceMean:
         case ir::OpKind::ReduceMax:
-          f.blockElements.push_back({op.kind, blockElements(vals_[static_cast<size_t>(op.in0)], p) * times});
+          f.blockElements.push_back({op.kind, elems[static_cast<size_t>(op.in0)] * times});
           break;
         case ir::OpKind::Accum:
           if (op.in1 >= 0 && !op.accumMax) {
             // acc = acc * exp(m_prev - m) + x: a multiply and an add per
             // element, a sub and an exp per element of m.
-            const double m = blockElements(vals_[static_cast<size_t>(op.in1)], p);
+            const double m = elems[static_cast<size_t>(op.in1)];
             f.blockElements.push_back({ir::OpKind::Mul, out * times});
             f.blockElements.push_back({ir::OpKind::Add, out * times});
             f.blockElements.push_back({ir::OpKind::Sub, m * times});
@@ -735,7 +740,7 @@ class BodySearch {
       f.blockSmemBytes += (in + out) * bytes * times;
       f.smemPerBlock += static_cast<int64_t>(out * bytes);
     }
-    f.blockSmemBytes += (unreadTileElements(p) + missingOutputElements(p)) * bytes;
+    f.blockSmemBytes += (unreadTileElements(p, elems) + missingOutputElements(p)) * bytes;
     return ctx_.kernelFloor(f);
   }
 
