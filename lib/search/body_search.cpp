@@ -59,6 +59,23 @@ struct BVal {
 
 bool isUnaryKind(ir::OpKind k) { return ir::isElementwiseUnary(k); }
 
+// The element-wise operators whose value the abstract expressions keep
+// as an atom of its operand, not a polynomial in it (ExprTable::unary and
+// ::binary: functions, exps, maxima), as case labels.
+#define MIRAGE_CASES_ATOM_OF_OPERAND \
+  case ir::OpKind::Maximum:          \
+  case ir::OpKind::Minimum:          \
+  case ir::OpKind::Exp:              \
+  case ir::OpKind::Sqrt:             \
+  case ir::OpKind::Rsqrt:            \
+  case ir::OpKind::Silu:             \
+  case ir::OpKind::Gelu:             \
+  case ir::OpKind::Relu:             \
+  case ir::OpKind::Abs:              \
+  case ir::OpKind::Tanh:             \
+  case ir::OpKind::Sigmoid:          \
+  case ir::OpKind::Log:
+
 // How an operator's value carries the sums in its operands' expressions
 // (BVal::summed, Context::noProductAcrossSums): outside every atom (Keep:
 // sums, products, negation, moves; KeepFirst: a quotient's numerator, the
@@ -77,18 +94,7 @@ SumFlow sumFlow(ir::OpKind k) {
     MIRAGE_CASES_LAYOUT
     MIRAGE_CASES_PROGRAM_LAYOUT return SumFlow::Keep;
     case ir::OpKind::Div: return SumFlow::KeepFirst;
-    case ir::OpKind::Maximum:
-    case ir::OpKind::Minimum:
-    case ir::OpKind::Exp:
-    case ir::OpKind::Sqrt:
-    case ir::OpKind::Rsqrt:
-    case ir::OpKind::Silu:
-    case ir::OpKind::Gelu:
-    case ir::OpKind::Relu:
-    case ir::OpKind::Abs:
-    case ir::OpKind::Tanh:
-    case ir::OpKind::Sigmoid:
-    case ir::OpKind::Log:
+    MIRAGE_CASES_ATOM_OF_OPERAND
     case ir::OpKind::ReduceMax:
     case ir::OpKind::Scan:
     case ir::OpKind::Tile:
@@ -2317,18 +2323,7 @@ static std::vector<std::vector<uint64_t>> programSums(const ir::Graph& program, 
       case ir::OpKind::Mul:
       case ir::OpKind::Square: how = How::Multiply; break;
       case ir::OpKind::Div: how = How::Divide; break;
-      case ir::OpKind::Maximum:
-      case ir::OpKind::Minimum:
-      case ir::OpKind::Exp:
-      case ir::OpKind::Sqrt:
-      case ir::OpKind::Rsqrt:
-      case ir::OpKind::Silu:
-      case ir::OpKind::Gelu:
-      case ir::OpKind::Relu:
-      case ir::OpKind::Abs:
-      case ir::OpKind::Tanh:
-      case ir::OpKind::Sigmoid:
-      case ir::OpKind::Log: how = How::Whole; break;
+      MIRAGE_CASES_ATOM_OF_OPERAND how = How::Whole; break;
       case ir::OpKind::Neg:
       case ir::OpKind::Transpose: how = How::Same; break;
       case ir::OpKind::Matmul:

@@ -9,29 +9,13 @@
 
 #include <iostream>
 
-#include "mirage/parse/parser.h"
-#include "space.h"
+#include "analysis.h"
 
 using namespace mirage;
+using mirage::test::Analysis;
+using mirage::test::analyze;
 
 namespace {
-
-struct Analysis {
-  ir::Graph graph;
-  search::ProgramLabels labels;
-  search::Context ctx;
-  search::Limits limits;
-};
-
-std::unique_ptr<Analysis> analyze(const char* text) {
-  auto a = std::make_unique<Analysis>();
-  std::optional<ir::Graph> g = parse::parseString(text, "test.mg", std::cerr);
-  REQUIRE(g);
-  a->graph = std::move(*g);
-  a->labels = search::analyzeLabels(a->graph);
-  search::initContext(a->ctx, a->graph, a->labels, a->limits);
-  return a;
-}
 
 // The label of dim `dim` of the program's input number `input`.
 search::Label inputLabel(const Analysis& a, int input, int dim) {

@@ -10,32 +10,16 @@
 #include <map>
 #include <sstream>
 
-#include "mirage/parse/parser.h"
 #include "mirage/search/search.h"
 #include "mirage/verify/verifier.h"
+#include "analysis.h"
 #include "space.h"
 
 using namespace mirage;
+using mirage::test::Analysis;
+using mirage::test::analyze;
 
 namespace {
-
-struct Analysis {
-  ir::Graph graph;
-  search::ProgramLabels labels;
-  search::Context ctx;
-  search::Limits limits;
-};
-
-std::unique_ptr<Analysis> analyze(const char* text, int maxOps = 8) {
-  auto a = std::make_unique<Analysis>();
-  std::optional<ir::Graph> g = parse::parseString(text, "test.mg", std::cerr);
-  REQUIRE(g);
-  a->graph = std::move(*g);
-  a->labels = search::analyzeLabels(a->graph);
-  a->limits.maxBlockOps = maxOps;
-  search::initContext(a->ctx, a->graph, a->labels, a->limits);
-  return a;
-}
 
 // One-kernel bodies emitted at `discrepancies`, each instantiated at its
 // first extent choice and printed, with whether it passes the verifier's
@@ -183,7 +167,7 @@ TEST_CASE("sum labels: a body sums the program's terms", "[sum_labels]") {
 // gives each block part of the row: no sum over the row can be made, so
 // the configuration has no state, and no body sums a block's part.
 TEST_CASE("sum labels: no sum over a block's part of a parallel label", "[sum_labels]") {
-  auto a = analyze("graph r { X = input f32[4, 64]\n O = rms_norm(X)\n output O }");
+  auto a = analyze("graph r { X = input f32[4, 64]\n O = rms_norm(X)\n output O }", 8);
   const search::Label d = a->labels.ofValue[static_cast<size_t>(a->graph.inputs[0])][1];
   Bodies b = enumerate(*a, 2);
   int splitConfigs = 0;
