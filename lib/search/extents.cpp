@@ -13,6 +13,8 @@
 // (hundreds of thousands of graphs for a two-kernel GQA template) by a sum
 // (hundreds). The winners are instantiated as a whole and ranked by the
 // cost of the whole graph, so a candidate's cost is always the model's.
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "mirage/ir/check.h"
@@ -93,6 +95,38 @@ std::vector<int64_t> loopOptions(const ProgramLabels& labels, const Plan& plan, 
   return divisorsOf(e, true);
 }
 
+// What kernel k instantiated alone (instantiate's onlyKernel) depends on
+// besides its own extents: its template (body, grid, loop, saves), the
+// blocks of its split axes, its arguments' shapes, and the loop count tied
+// to a split, all under the interface extents in ext. Names do not enter
+// the cost.
+std::string kernelKey(const ir::Graph& program, const ProgramLabels& labels, const Plan& plan, const Extents& ext,
+                      size_t k) {
+  const KernelTemplate& kt = plan.kernels[k];
+  std::string key = fmt::format("L{}|", kt.loop);
+  if (kt.loop != kUnit && partialOf(kt.loop)) key += fmt::format("P{}|", loopOptions(labels, plan, ext, k).front());
+  // A split axis's blocks are an interface extent, fixed before this kernel's own.
+  for (size_t a = 0; a < kt.grid.size(); ++a)
+    key += kt.grid[a].split ? fmt::format("g{}s{},", kt.grid[a].label, ext.parts[k][a])
+                            : fmt::format("g{},", kt.grid[a].label);
+  for (int t : kt.args) {
+    key += "a";
+    for (int64_t d : tensorShape(program, labels, plan, ext, t)) key += fmt::format("{},", d);
+  }
+  for (const BodyOp& o : kt.ops) {
+    key += fmt::format("|{}:{},{},{},{},{},{},{}{}{}{}/{},", static_cast<int>(o.kind), o.in0, o.in1, o.arg, o.dim,
+                       o.dim1, o.reduceToInner, o.hasScalar ? "s" : "", o.scalarFirst ? "f" : "",
+                       o.accumMax ? "m" : "", o.scalar.num, o.scalar.den);
+    for (int m : o.imap) key += fmt::format("{},", m);
+    key += fmt::format("{}", o.fmap);
+  }
+  for (size_t s = 0; s < kt.saved.size(); ++s) {
+    key += fmt::format("|s{}:{}:", kt.saved[s], s < kt.savedF32.size() ? static_cast<int>(kt.savedF32[s]) : 0);
+    for (int m : kt.savedOmap[s]) key += fmt::format("{},", m);
+  }
+  return key;
+}
+
 // The `keep` cheapest of a stream of scored items, first come first on ties.
 template <typename T>
 void keepBest(std::vector<std::pair<double, T>>& best, size_t keep, double cost, T item) {
@@ -123,7 +157,7 @@ std::vector<int64_t> divisorsOf(int64_t n, bool includeOne) {
 
 std::vector<ExtentChoice> chooseExtents(const ir::Graph& program, const ProgramLabels& labels, const Plan& plan,
                                         const Limits& limits, const std::function<double(const ir::Graph&)>& cost,
-                                        const std::atomic<bool>& stop) {
+                                        const std::atomic<bool>& stop, KernelExtentsMemo* memo) {
   const size_t keep = static_cast<size_t>(std::max(1, limits.maxCandidatesPerTemplate));
   const size_t kernels = plan.kernels.size();
   std::vector<Axis> interface;
@@ -141,23 +175,38 @@ std::vector<ExtentChoice> chooseExtents(const ir::Graph& program, const ProgramL
 
   // Per interface choice, each kernel's cheapest extents; then the
   // cheapest sums of those.
-  struct KernelExtents {
-    std::vector<int64_t> parts;
-    int64_t forloop = 1;
-  };
+  using Winner = KernelExtentsMemo::Winner;
   std::vector<std::pair<double, Extents>> winners;
   forEachChoice(interface, ext, stop, [&] {
-    std::vector<std::vector<std::pair<double, KernelExtents>>> perKernel(kernels);
+    std::vector<std::vector<Winner>> perKernel(kernels);
     for (size_t k = 0; k < kernels; ++k) {
-      forEachChoice(own[k], ext, stop, [&] {
+      std::string key;
+      if (memo) {
+        key = kernelKey(program, labels, plan, ext, k);
+        if (auto it = memo->winners.find(key); it != memo->winners.end()) {
+          ++memo->hits;
+          perKernel[k] = it->second;
+          if (perKernel[k].empty()) return;
+          continue;
+        }
+      }
+      std::vector<std::pair<double, Winner>> best;
+      const bool done = forEachChoice(own[k], ext, stop, [&] {
         for (int64_t f : loopOptions(labels, plan, ext, k)) {
           ext.forloop[k] = f;
           ir::Graph g;
           if (!instantiate(program, labels, plan, ext, &g, static_cast<int>(k)).empty()) continue;
           if (smemBytes(g) > limits.smemBytesPerBlock) continue;
-          keepBest(perKernel[k], keep, cost(g), KernelExtents{ext.parts[k], f});
+          const double c = cost(g);
+          keepBest(best, keep, c, Winner{c, ext.parts[k], f});
         }
       });
+      for (auto& [c, w] : best) perKernel[k].push_back(std::move(w));
+      if (memo && done) {
+        ++memo->misses;
+        if (memo->winners.size() > 100000) memo->winners.clear();  // bounded memory
+        memo->winners.emplace(std::move(key), perKernel[k]);
+      }
       if (perKernel[k].empty()) return;  // no legal extents for this kernel
     }
     // The cheapest combinations of the kernels' own winners, in order.
@@ -166,10 +215,10 @@ std::vector<ExtentChoice> chooseExtents(const ir::Graph& program, const ProgramL
       double sum = 0;
       Extents e = ext;
       for (size_t k = 0; k < kernels; ++k) {
-        const auto& [c, ke] = perKernel[k][idx[k]];
-        sum += c;
-        e.parts[k] = ke.parts;
-        e.forloop[k] = ke.forloop;
+        const Winner& w = perKernel[k][idx[k]];
+        sum += w.cost;
+        e.parts[k] = w.parts;
+        e.forloop[k] = w.forloop;
       }
       keepBest(winners, keep, sum, std::move(e));
       size_t k = 0;

@@ -414,6 +414,7 @@ class Engine {
     }
     int calls = 0;
     auto lastVerify = Clock::now();
+    KernelExtentsMemo extentsMemo;  // this thread's: its templates share kernels
     // States of this thread so far (ctx.stats is emptied by every flush)
     // and where the current run started, for its budget.
     int64_t flushedStates = 0, runStart = 0, runBudget = 0;
@@ -461,7 +462,7 @@ class Engine {
       if (traceItems_)
         fmt::print(stderr, "emit item {} after {} states at {:.2f}s: {}\n", item,
                    flushedStates + ctx.stats.states - runStart, secondsSince(start_), describe(plan));
-      consider(plan, item, seq);
+      consider(plan, item, seq, extentsMemo);
     };
     while (!stopNow()) {
       bool wait = false;
@@ -566,7 +567,7 @@ class Engine {
   }
 
   // A complete template: choose extents by cost, verify, keep.
-  void consider(const Plan& plan, int item, int& seq) {
+  void consider(const Plan& plan, int item, int& seq, KernelExtentsMemo& extentsMemo) {
     std::string key = planKey(plan);
     // seq counts every template of the run, seen before or not, so that a
     // run repeated with a larger budget numbers its templates as the first
@@ -580,7 +581,7 @@ class Engine {
         return;
       }
     }
-    std::vector<ExtentChoice> best = chooseExtents(program_, labels_, plan, opt_.limits, cost_, stopFlag_);
+    std::vector<ExtentChoice> best = chooseExtents(program_, labels_, plan, opt_.limits, cost_, stopFlag_, &extentsMemo);
     const std::vector<int64_t> planTieKey = tieKey(plan);
     {
       std::lock_guard lock(mu_);

@@ -138,12 +138,29 @@ struct ExtentChoice {
   ir::Graph graph;
 };
 
+// One kernel's cheapest extents of its own (grid axes that split no
+// reduction, and the for-loop) and their costs, per kernel as chooseExtents
+// finds them; kept across the templates of one search, which share
+// kernels (three-kernel plans of softcap attention, most of them). Keyed by
+// everything a kernel instantiated alone depends on (extents.cpp,
+// kernelKey); valid for one program, one cost function and one `Limits`.
+struct KernelExtentsMemo {
+  struct Winner {
+    double cost = 0;
+    std::vector<int64_t> parts;
+    int64_t forloop = 1;
+  };
+  std::unordered_map<std::string, std::vector<Winner>> winners;
+  int64_t hits = 0, misses = 0;
+};
+
 // The `limits.maxCandidatesPerTemplate` cheapest legal instantiations of a
 // plan within the shared-memory budget, cheapest first (extents.cpp);
-// empty when it has none or `stop` was set.
+// empty when it has none or `stop` was set. With a memo, each kernel's
+// own winners are looked up there first.
 std::vector<ExtentChoice> chooseExtents(const ir::Graph& program, const ProgramLabels& labels, const Plan& plan,
                                         const Limits& limits, const std::function<double(const ir::Graph&)>& cost,
-                                        const std::atomic<bool>& stop);
+                                        const std::atomic<bool>& stop, KernelExtentsMemo* memo = nullptr);
 
 // The block counts a grid axis (or the for-loop) may take over an extent of
 // n: divisors that are powers of two or leave a power-of-two tile.

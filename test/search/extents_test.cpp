@@ -3,7 +3,9 @@
 // combination of every kernel's extents together.
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <cmath>
+#include <functional>
 #include <iostream>
 #include <limits>
 
@@ -116,4 +118,49 @@ TEST_CASE("extents chosen kernel by kernel are as cheap as the full product", "[
   }
   CHECK(compared[1] > 0);
   CHECK(compared[2] > 0);
+}
+
+// A search keeps each kernel's own extent winners across its templates
+// (KernelExtentsMemo): with one memo shared by every plan of one-, two- and
+// three-kernel attention (split kernels, loops over partials, kernels
+// shared by many plans), every plan gets the same choices, costs and texts
+// as without it, and the memo answers some of them.
+TEST_CASE("extents from the kernel memo are those chosen afresh", "[extents]") {
+  std::optional<ir::Graph> g = parse::parseString(
+      "graph a { Q = input f16[2, 8, 16]\n K = input f16[2, 16, 64]\n V = input f16[2, 64, 16]\n"
+      " O = matmul(softmax(mul(matmul(Q, K), 0.25), dim=-1), V)\n output O }",
+      "test.mg", std::cerr);
+  REQUIRE(g);
+  search::ProgramLabels labels = search::analyzeLabels(*g);
+  search::Limits limits;
+  limits.maxBlockOps = 10;
+  search::Context ctx;
+  search::initContext(ctx, *g, labels, limits);
+  std::vector<search::Plan> plans;
+  size_t enough = 0;
+  ctx.stopped = [&] { return plans.size() >= enough; };
+  ctx.emit = [&](const search::Plan& p) { plans.push_back(p); };
+  int withKernels[4] = {0, 0, 0, 0};
+  for (int kernels : {1, 2, 3}) {
+    enough = plans.size() + 150;
+    for (int d = 0; d <= 3 && plans.size() < enough; ++d)
+      for (int c = 0; c < search::countFirstConfigs(ctx, kernels); ++c) search::searchPlans(ctx, kernels, d, c);
+  }
+  std::atomic<bool> stop{false};
+  std::function<double(const ir::Graph&)> cost = [](const ir::Graph& x) { return search::estimateCostUs(x); };
+  search::KernelExtentsMemo memo;
+  for (const search::Plan& plan : plans) {
+    std::vector<search::ExtentChoice> fresh = search::chooseExtents(*g, labels, plan, limits, cost, stop);
+    std::vector<search::ExtentChoice> kept = search::chooseExtents(*g, labels, plan, limits, cost, stop, &memo);
+    REQUIRE(fresh.size() == kept.size());
+    for (size_t i = 0; i < fresh.size(); ++i) {
+      INFO(fresh[i].text);
+      CHECK(kept[i].text == fresh[i].text);
+      CHECK(kept[i].cost == fresh[i].cost);
+    }
+    ++withKernels[plan.kernels.size()];
+  }
+  CHECK(withKernels[2] > 0);
+  CHECK(withKernels[3] > 0);
+  CHECK(memo.hits > 0);
 }
