@@ -116,6 +116,28 @@ bool productAcrossSum(ir::OpKind k, uint64_t summedX, uint64_t labelsX, uint64_t
   return k == ir::OpKind::Mul && (summedY & labelsX) != 0;
 }
 
+// The summed labels of a value from its operands' (`first`, `second`) as
+// `flow` says, with `reduced` the bit of the label a Reduce operator sums
+// over (0 where it adds none).
+uint64_t summedAfter(SumFlow flow, uint64_t first, uint64_t second, uint64_t reduced) {
+  switch (flow) {
+    case SumFlow::Hide: return 0;
+    case SumFlow::Keep: return first | second;
+    case SumFlow::KeepFirst: return first;
+    case SumFlow::Reduce: return first | second | reduced;
+  }
+  return 0;
+}
+
+// The label a program-level reduction or contraction runs over (its
+// operand's dim, a matmul's last dim of the first operand); kUnit for
+// every other operator.
+Label programReducedLabel(const ir::Op& op, const ProgramLabels& labels) {
+  if (op.kind == ir::OpKind::Matmul) return labels.ofValue[static_cast<size_t>(op.inputs[0])].back();
+  if (ir::isReduction(op.kind)) return labels.ofValue[static_cast<size_t>(op.inputs[0])][static_cast<size_t>(op.dim)];
+  return kUnit;
+}
+
 // Appends `op` to a kernel's body; returns its body value number.
 int appendBodyOp(KernelTemplate& k, const BodyOp& op) {
   k.ops.push_back(op);
@@ -876,17 +898,26 @@ class BodySearch {
     const BVal& x = vals_[static_cast<size_t>(op.in0)];
     const uint64_t a = x.summed;
     const uint64_t b = op.in1 >= 0 && !op.hasScalar ? vals_[static_cast<size_t>(op.in1)].summed : 0;
-    switch (sumFlow(op.kind)) {
-      case SumFlow::Hide: return 0;
-      case SumFlow::Keep: return a | b;
-      case SumFlow::KeepFirst: return op.hasScalar && op.scalarFirst ? 0 : a;  // c/x: x inverted into an atom
-      case SumFlow::Reduce:
-        if (op.kind == ir::OpKind::Accum)
-          return op.accumMax ? 0 : a | (loopIsPartial() ? 0 : labelBit(cfg_.loop));
-        if (op.kind == ir::OpKind::Matmul) return a | b | labelBit(x.labels.back());
-        return op.reduceToInner >= 0 ? a : a | labelBit(x.labels[static_cast<size_t>(op.dim)]);
-    }
-    return 0;
+    if (op.kind == ir::OpKind::Div && op.hasScalar && op.scalarFirst) return 0;  // c/x: x inverted into an atom
+    if (op.kind == ir::OpKind::Accum && op.accumMax) return 0;                    // a maximum: an atom
+    uint64_t reduced = 0;
+    if (op.kind == ir::OpKind::Accum)  // its second operand is the running maximum it rescales by
+      return summedAfter(SumFlow::Reduce, a, 0, loopIsPartial() ? 0 : labelBit(cfg_.loop));
+    if (op.kind == ir::OpKind::Matmul) reduced = labelBit(x.labels.back());
+    else if (op.kind == ir::OpKind::ReduceSum && op.reduceToInner < 0)
+      reduced = labelBit(x.labels[static_cast<size_t>(op.dim)]);
+    return summedAfter(sumFlow(op.kind), a, b, reduced);
+  }
+
+  // A sum or maximum over label l (not a partial label) that an equivalent
+  // program can make: not over a block's part of a parallel label
+  // (gridSplitsParallel), of a value holding the inputs of one of the
+  // program's sums over l (`inputs`, Context::sumsOverRightIndex), and for
+  // a sum (`terms` >= 0, the expression summed, `summed` its BVal::summed)
+  // whose every term is one of the program's (Context::sumsProgramTerms).
+  bool sumsAsProgram(Label l, uint64_t inputs, ExprId terms, uint64_t summed) {
+    return !gridSplitsParallel(l) && ctx_.sumsOverRightIndex(l, inputs) &&
+           (terms < 0 || ctx_.sumsProgramTerms(l, terms, summed));
   }
 
   // An element-wise product (or a quotient's numerator, or a square) of a
@@ -909,10 +940,8 @@ class BodySearch {
     v.variant = a.variant || (op.in1 >= 0 && vals_[static_cast<size_t>(op.in1)].variant);
     // An accumulator or a scan sums or maximizes over the loop's label.
     if ((op.kind == ir::OpKind::Accum || op.kind == ir::OpKind::Scan) && !raw && !loopIsPartial() &&
-        (gridSplitsParallel(cfg_.loop) || !ctx_.sumsOverRightIndex(cfg_.loop, ctx_.inputsOf(a.expr))))
-      return false;
-    if (op.kind == ir::OpKind::Accum && !op.accumMax && !raw && !loopIsPartial() &&
-        !ctx_.sumsProgramTerms(cfg_.loop, a.expr, a.summed))
+        !sumsAsProgram(cfg_.loop, ctx_.inputsOf(a.expr), op.kind == ir::OpKind::Accum && !op.accumMax ? a.expr : -1,
+                       a.summed))
       return false;
     if (op.kind == ir::OpKind::Accum) {
       v.variant = false;
@@ -950,8 +979,8 @@ class BodySearch {
         v.expr = ex.sum(a.expr, n / inner);
       } else {
         if (!raw && !partialOf(a.labels[d]) &&
-            (gridSplitsParallel(a.labels[d]) || !ctx_.sumsOverRightIndex(a.labels[d], ctx_.inputsOf(a.expr)) ||
-             (op.kind == ir::OpKind::ReduceSum && !ctx_.sumsProgramTerms(a.labels[d], a.expr, a.summed))))
+            !sumsAsProgram(a.labels[d], ctx_.inputsOf(a.expr), op.kind == ir::OpKind::ReduceSum ? a.expr : -1,
+                           a.summed))
           return false;
         v.shape[d] = 1;
         v.labels[d] = kUnit;
@@ -985,9 +1014,9 @@ class BodySearch {
       if (k == kUnit ? !ctx_.labels->contractsUnit
                      : !partialOf(k) && !ctx_.labels->reduced[static_cast<size_t>(k)])
         return false;
+      const ExprId product = ex.mul(a.expr, b.expr);
       if (!raw && !partialOf(k) &&
-          (gridSplitsParallel(k) || !ctx_.sumsOverRightIndex(k, ctx_.inputsOf(a.expr) | ctx_.inputsOf(b.expr)) ||
-           !ctx_.sumsProgramTerms(k, ex.mul(a.expr, b.expr), a.summed | b.summed)))
+          !sumsAsProgram(k, ctx_.inputsOf(a.expr) | ctx_.inputsOf(b.expr), product, a.summed | b.summed))
         return false;
       BVal batchA, batchB;
       batchA.shape.assign(a.shape.begin(), a.shape.end() - 2);
@@ -999,7 +1028,7 @@ class BodySearch {
       v.labels.push_back(a.labels[ra - 2]);
       v.shape.push_back(b.shape[rb - 1]);
       v.labels.push_back(b.labels[rb - 1]);
-      v.expr = ex.sum(ex.mul(a.expr, b.expr), a.shape[ra - 1]);
+      v.expr = ex.sum(product, a.shape[ra - 1]);
       return true;
     }
     if (!broadcast(a, b, v)) return false;
@@ -2328,13 +2357,13 @@ static std::vector<std::vector<uint64_t>> programSums(const ir::Graph& program, 
       case ir::OpKind::Transpose: how = How::Same; break;
       case ir::OpKind::Matmul:
         how = How::Multiply;
-        reduced = labels.ofValue[static_cast<size_t>(op.inputs[0])].back();
+        reduced = programReducedLabel(op, labels);
         break;
       case ir::OpKind::ReduceSum:
       case ir::OpKind::ReduceMean:
       case ir::OpKind::ReduceMax:
         how = op.kind == ir::OpKind::ReduceMax ? How::Whole : How::Same;
-        reduced = labels.ofValue[static_cast<size_t>(op.inputs[0])][static_cast<size_t>(op.dim)];
+        reduced = programReducedLabel(op, labels);
         break;
       MIRAGE_CASES_PROGRAM_LAYOUT
       MIRAGE_CASES_PROGRAM
@@ -2403,19 +2432,10 @@ static bool programMultipliesAcrossSums(const ir::Graph& program, const ProgramL
     if ((op.kind == ir::OpKind::Mul || op.kind == ir::OpKind::Div) && op.inputs.size() == 2 &&
         productAcrossSum(op.kind, a, la, b, lb))
       return true;
-    uint64_t& out = summed[static_cast<size_t>(op.results[0])];
-    switch (sumFlow(op.kind)) {
-      case SumFlow::Hide: out = 0; break;
-      case SumFlow::Keep: out = a | b; break;
-      case SumFlow::KeepFirst: out = a; break;
-      case SumFlow::Reduce: {
-        const Labels& in = labels.ofValue[static_cast<size_t>(op.inputs[0])];
-        const Label l = op.kind == ir::OpKind::Matmul ? in.back() : in[static_cast<size_t>(op.dim)];
-        if (l >= 64) return true;
-        out = a | b | (l > kUnit ? uint64_t{1} << l : 0);
-        break;
-      }
-    }
+    const SumFlow flow = sumFlow(op.kind);
+    const Label l = flow == SumFlow::Reduce ? programReducedLabel(op, labels) : kUnit;
+    if (l >= 64) return true;
+    summed[static_cast<size_t>(op.results[0])] = summedAfter(flow, a, b, l > kUnit ? uint64_t{1} << l : 0);
   }
   return false;
 }
@@ -2427,23 +2447,17 @@ static void collectSumTerms(Context& ctx, const ir::Graph& program, const Progra
                             const std::vector<ExprId>& e) {
   ctx.labelSumTerms.assign(labels.extent.size(), {});
   ctx.sumTermsMemo.clear();
-  for (const ir::Op& op : program.ops)
-    if (ir::isLayoutOp(op.kind) || op.kind == ir::OpKind::Kernel) {
-      ctx.labelSumTerms.assign(labels.extent.size(), {});
-      return;
-    }
+  if (std::any_of(program.ops.begin(), program.ops.end(), [](const ir::Op& op) {
+        return ir::isLayoutOp(op.kind) || op.kind == ir::OpKind::Kernel;
+      }))
+    return;
   for (const ir::Op& op : program.ops) {
-    ExprId summed = -1;
-    Label l = kUnit;
+    if (op.kind != ir::OpKind::ReduceSum && op.kind != ir::OpKind::ReduceMean && op.kind != ir::OpKind::Matmul)
+      continue;
+    const Label l = programReducedLabel(op, labels);
+    if (l <= kUnit || l >= 64) continue;
     const auto in = [&](size_t i) { return e[static_cast<size_t>(op.inputs[i])]; };
-    if (op.kind == ir::OpKind::ReduceSum || op.kind == ir::OpKind::ReduceMean) {
-      summed = in(0);
-      l = labels.ofValue[static_cast<size_t>(op.inputs[0])][static_cast<size_t>(op.dim)];
-    } else if (op.kind == ir::OpKind::Matmul) {
-      summed = ctx.exprs.mul(in(0), in(1));
-      l = labels.ofValue[static_cast<size_t>(op.inputs[0])].back();
-    }
-    if (summed < 0 || l <= kUnit || l >= 64) continue;
+    const ExprId summed = op.kind == ir::OpKind::Matmul ? ctx.exprs.mul(in(0), in(1)) : in(0);
     for (const Monomial& m : ctx.exprs.poly(summed).terms)
       ctx.labelSumTerms[static_cast<size_t>(l)].insert(ctx.monomialOver(m, l));
   }

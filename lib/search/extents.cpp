@@ -203,7 +203,6 @@ std::vector<ExtentChoice> chooseExtents(const ir::Graph& program, const ProgramL
       });
       for (auto& [c, w] : best) perKernel[k].push_back(std::move(w));
       if (memo && done) {
-        ++memo->misses;
         if (memo->winners.size() > 100000) memo->winners.clear();  // bounded memory
         memo->winners.emplace(std::move(key), perKernel[k]);
       }

@@ -75,6 +75,25 @@ double exhaustiveBest(const ir::Graph& program, const search::ProgramLabels& lab
   return best;
 }
 
+// The first `each` plans the search emits for each of `kernelCounts`,
+// from pass `fromPass` to pass 3 in order.
+std::vector<search::Plan> firstPlans(const ir::Graph& g, const search::ProgramLabels& labels,
+                                     const search::Limits& limits, std::initializer_list<int> kernelCounts,
+                                     size_t each, int fromPass) {
+  search::Context ctx;
+  search::initContext(ctx, g, labels, limits);
+  std::vector<search::Plan> plans;
+  size_t enough = 0;
+  ctx.stopped = [&] { return plans.size() >= enough; };
+  ctx.emit = [&](const search::Plan& p) { plans.push_back(p); };
+  for (int kernels : kernelCounts) {
+    enough = plans.size() + each;
+    for (int d = fromPass; d <= 3 && plans.size() < enough; ++d)
+      for (int c = 0; c < search::countFirstConfigs(ctx, kernels); ++c) search::searchPlans(ctx, kernels, d, c);
+  }
+  return plans;
+}
+
 }  // namespace
 
 TEST_CASE("extents chosen kernel by kernel are as cheap as the full product", "[extents]") {
@@ -87,18 +106,8 @@ TEST_CASE("extents chosen kernel by kernel are as cheap as the full product", "[
   search::Limits limits;
   limits.maxBlockOps = 10;
   limits.smemBytesPerBlock = int64_t{1} << 40;  // no budget: the brute force does not model it
-  search::Context ctx;
-  search::initContext(ctx, *g, labels, limits);
   // The first plans of one and of two kernels are enough.
-  std::vector<search::Plan> plans;
-  size_t enough = 0;
-  ctx.stopped = [&] { return plans.size() >= enough; };
-  ctx.emit = [&](const search::Plan& p) { plans.push_back(p); };
-  for (int kernels : {1, 2}) {
-    enough = plans.size() + 60;
-    int configs = search::countFirstConfigs(ctx, kernels);
-    for (int c = 0; c < configs; ++c) search::searchPlans(ctx, kernels, 3, c);
-  }
+  std::vector<search::Plan> plans = firstPlans(*g, labels, limits, {1, 2}, 60, 3);
   int compared[3] = {0, 0, 0};
   std::atomic<bool> stop{false};
   std::function<double(const ir::Graph&)> cost = [](const ir::Graph& x) { return search::estimateCostUs(x); };
@@ -134,18 +143,8 @@ TEST_CASE("extents from the kernel memo are those chosen afresh", "[extents]") {
   search::ProgramLabels labels = search::analyzeLabels(*g);
   search::Limits limits;
   limits.maxBlockOps = 10;
-  search::Context ctx;
-  search::initContext(ctx, *g, labels, limits);
-  std::vector<search::Plan> plans;
-  size_t enough = 0;
-  ctx.stopped = [&] { return plans.size() >= enough; };
-  ctx.emit = [&](const search::Plan& p) { plans.push_back(p); };
+  std::vector<search::Plan> plans = firstPlans(*g, labels, limits, {1, 2, 3}, 150, 0);
   int withKernels[4] = {0, 0, 0, 0};
-  for (int kernels : {1, 2, 3}) {
-    enough = plans.size() + 150;
-    for (int d = 0; d <= 3 && plans.size() < enough; ++d)
-      for (int c = 0; c < search::countFirstConfigs(ctx, kernels); ++c) search::searchPlans(ctx, kernels, d, c);
-  }
   std::atomic<bool> stop{false};
   std::function<double(const ir::Graph&)> cost = [](const ir::Graph& x) { return search::estimateCostUs(x); };
   search::KernelExtentsMemo memo;
