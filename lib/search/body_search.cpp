@@ -40,6 +40,12 @@ struct BVal {
   ExprId expr = -1;
   ExprId scaleFree = -1;  // expr divided by its first coefficient (set by push)
   int uses = 0;
+  // Whether an operator dfs makes from this value alone or with one pushed
+  // before it gives one of the program's terms (readableAlone): -1 not
+  // yet known.
+  int8_t readsToTerm = -1;
+  bool termPairsKnown = false;  // termPairs below is computed
+  uint64_t termPairs = 0;       // BodySearch::termPairs
   uint64_t sig = 0;
   // Guard mode: the scan (running maximum) the exps this in-loop value
   // depends on subtract, so that its accumulation rescales by it; -1 none,
@@ -325,6 +331,13 @@ class BodySearch {
   uint64_t tileMask_ = 0;      // tensors tiled in this body
   uint64_t requiredMask_ = 0;  // tensors the last kernel must still tile
   std::vector<uint64_t> carriers_;  // tiles a completion needs, one of each mask (initBound; none without a bound)
+  // The program terms an operator makes of an expression and an operand
+  // still to come (futureReaders), per expression.
+  struct FutureReaders {
+    bool undecided = false;
+    std::vector<ExprId> terms;
+  };
+  std::unordered_map<ExprId, FutureReaders> futureReaders_;
   std::vector<std::pair<int, BVal>> requiredTiles_;  // their tiles that an operator must read (unreadTileElements)
   double futureUs_ = 0;        // the kernels after this one, at least
   std::vector<FloorSave> outputSaves_;
@@ -680,20 +693,34 @@ class BodySearch {
   // accumulator nor a scan, so the model charges its result's elements of
   // shared-memory traffic. One operator per target class (one value equals
   // at most one class up to scale), the smallest output of the class.
-  double missingOutputElements(const FloorPoint& p) const {
+  // `operand` gets the most any one of them must read: each label of its
+  // result comes from an operand (a broadcast, a matmul's free dims), or
+  // the operand has as many elements as the result (a transpose) or more
+  // (a reduction), so it reads at least the block elements of the
+  // result's widest label.
+  double missingOutputElements(const FloorPoint& p, double* operand) const {
+    *operand = 0;
     if (!final_ || cfg_.loop != kUnit || !ctx_.pruneUnreachable) return 0;
     const uint64_t classes = present_.empty() ? tensorClasses_ : present_.back().second;
     double n = 0;
     for (int c = 0; c < ctx_.targetClasses && c < 63; ++c) {
       if (classes & (uint64_t{1} << c)) continue;
-      double least = std::numeric_limits<double>::infinity();
+      double least = std::numeric_limits<double>::infinity(), leastOperand = least;
       for (size_t o = 0; o < ctx_.targets.size(); ++o) {
         if (ctx_.targetClass[o] != c) continue;
         BVal out;
         out.labels = ctx_.labels->ofValue[static_cast<size_t>(ctx_.program->outputs[o])];
         least = std::min(least, blockElements(out, p));
+        double widest = 1;
+        for (Label l : out.labels) {
+          BVal one;
+          one.labels.assign(1, l);
+          widest = std::max(widest, blockElements(one, p));
+        }
+        leastOperand = std::min(leastOperand, widest);
       }
       if (least < std::numeric_limits<double>::infinity()) n += least;
+      if (leastOperand < std::numeric_limits<double>::infinity()) *operand = std::max(*operand, leastOperand);
     }
     return n;
   }
@@ -768,7 +795,11 @@ class BodySearch {
       f.blockSmemBytes += (in + out) * bytes * times;
       f.smemPerBlock += static_cast<int64_t>(out * bytes);
     }
-    f.blockSmemBytes += (unreadTileElements(p, elems) + missingOutputElements(p)) * bytes;
+    // The reads of values no operator reads yet may include that operand
+    // (missingOutputElements): the larger of the two, not their sum.
+    double operand = 0;
+    const double writes = missingOutputElements(p, &operand);
+    f.blockSmemBytes += (std::max(unreadTileElements(p, elems), operand) + writes) * bytes;
     return ctx_.kernelFloor(f);
   }
 
@@ -1507,6 +1538,16 @@ class BodySearch {
     deriveGuard(op, v);
     if (second) v.hidden = true;
     push(op, std::move(v));
+    // The last discrepancy: every value still to come is one of the
+    // program's terms, so an off-program value none of them can read has
+    // no completion in this pass (docs/search.md, "Dead ends at the last
+    // discrepancy"). Its completions need more discrepancies: deferred.
+    if (disc == 1 && discLeft_ == 1 && !allDeadValuesReadable()) {
+      ++ctx_.stats.deferred;
+      ++ctx_.deferredEver;
+      pop();
+      return;
+    }
     if (second) {
       BodyOp op2 = *second;
       op2.in0 = static_cast<int>(ops_.size()) - 1;
@@ -1526,6 +1567,197 @@ class BodySearch {
     discLeft_ += disc;
     pop();
     if (second) pop();
+  }
+
+  // ---- dead ends at the last discrepancy ----
+
+  // Whether each value no operator reads, that is off the program's terms
+  // and equals no target, can still be read by an operator whose value is
+  // one of the program's terms (preferred) or hidden on the way to one (a
+  // two-step fix), with the other operand an existing value, a tensor's
+  // tile or one of the program's terms (any scale). Only in a last kernel
+  // (an intermediate kernel saves what nothing reads) of a program without
+  // guarded exps (their moves push hidden values of their own), with the
+  // prune of unreachable states on. Conservative: a move this cannot
+  // decide counts as a reader.
+  bool allDeadValuesReadable() {
+    if (!final_ || ctx_.guard || !ctx_.pruneUnreachable || ctx_.bruteForce) return true;
+    for (size_t i = 0; i < vals_.size(); ++i) {
+      const BVal& v = vals_[i];
+      if (v.uses > 0 || v.hidden || ctx_.preferred(v.expr)) continue;
+      if (ctx_.classesOf(v.expr) & ctx_.targetClassMask()) continue;
+      if (!readableToProgramTerm(static_cast<int>(i))) return false;
+    }
+    return true;
+  }
+
+  // Value i's possible readers, as dfs makes them, with a preferred result.
+  bool readableToProgramTerm(int i) {
+    BVal& a = vals_[static_cast<size_t>(i)];
+    // What does not change while the value is in the body (its own moves,
+    // and operands pushed before it) is found once.
+    if (a.readsToTerm < 0) a.readsToTerm = readableAlone(i) ? 1 : 0;
+    if (a.readsToTerm > 0) return true;
+    // Operands pushed after it, off the program's terms (a term's or a
+    // tile's value is among the operands futureReaders tries).
+    for (size_t j = static_cast<size_t>(i) + 1; j < vals_.size(); ++j)
+      if (offTermOperand(a, j) && (termPairs(static_cast<int>(j)) >> i & 1)) return true;
+    // With an operand still to come: a program term that no value of this
+    // state equals (dfs does not recompute one, and values only add).
+    const FutureReaders& future = futureReaders(a.expr);
+    if (future.undecided) return true;
+    for (ExprId q : future.terms)
+      if (std::none_of(vals_.begin(), vals_.end(),
+                       [&](const BVal& w) { return w.after == a.after && w.scaleFree == q; }))
+        return true;
+    return false;
+  }
+
+  // Op's value is one of the program's terms, under dfs's refusals, with
+  // recomputesValue's over the values up to index `upTo` only (those stay
+  // while a value at that index does; a refusal only removes readers).
+  bool givesTerm(const BodyOp& op, size_t upTo) {
+    BVal r;
+    if (!makeValue(op, r, false, false) || !ctx_.preferred(r.expr)) return false;
+    const ExprId free = ctx_.scaleFree(r.expr);
+    for (size_t k = 0; k <= upTo && k < vals_.size(); ++k)
+      if (vals_[k].after == r.after && vals_[k].scaleFree == free) return false;
+    return true;
+  }
+
+  bool offTermOperand(const BVal& a, size_t j) {
+    const BVal& b = vals_[j];
+    return !b.hidden && b.after == a.after && ops_[j].kind != ir::OpKind::Tile && !ctx_.preferred(b.expr);
+  }
+
+  bool pairGivesTerm(int i, int j, size_t upTo) {
+    ExprTable& ex = ctx_.exprs;
+    const ExprId a = vals_[static_cast<size_t>(i)].expr, b = vals_[static_cast<size_t>(j)].expr;
+    for (ir::OpKind k : ctx_.binaryKinds) {
+      // The expression first: most pairs give no program term.
+      if (ir::isElementwiseBinary(k) && !ctx_.preferred(ex.binary(k, a, b)) && !ctx_.preferred(ex.binary(k, b, a)))
+        continue;
+      BodyOp op;
+      op.kind = k;
+      op.in0 = i;
+      op.in1 = j;
+      if (givesTerm(op, upTo)) return true;
+      std::swap(op.in0, op.in1);
+      if (givesTerm(op, upTo)) return true;
+    }
+    return false;
+  }
+
+  // Value i's readers that dfs makes from it alone or with a value pushed
+  // before it, to one of the program's terms.
+  bool readableAlone(int i) {
+    const BVal& a = vals_[static_cast<size_t>(i)];
+    const size_t upTo = static_cast<size_t>(i);
+    auto unaryOp = [&](ir::OpKind k) {
+      BodyOp op;
+      op.kind = k;
+      op.in0 = i;
+      return op;
+    };
+    for (ir::OpKind k : ctx_.unaryKinds)
+      if (givesTerm(unaryOp(k), upTo)) return true;
+    for (const NumberOps* ops : {&ctx_.scalarOps, &ctx_.numberOps, &ctx_.numberFirstOps})
+      for (const auto& [k, c] : *ops) {
+        BodyOp op = unaryOp(k);
+        op.hasScalar = true;
+        op.scalarFirst = ops == &ctx_.numberFirstOps;
+        op.scalar = c;
+        if (givesTerm(op, upTo)) return true;
+      }
+    for (size_t d = 0; d < a.labels.size(); ++d) {
+      if (a.labels[d] == kUnit || a.shape[d] == 1) continue;
+      BodyOp op = unaryOp(ir::OpKind::ReduceSum);
+      op.dim = static_cast<int>(d);
+      if (givesTerm(op, upTo)) return true;
+      op.kind = ir::OpKind::ReduceMax;
+      if (givesTerm(op, upTo)) return true;
+      if (partialOf(a.labels[d]) && innerOf(a.labels[d]) != kUnit) {
+        op.kind = ir::OpKind::ReduceSum;
+        op.reduceToInner = innerOf(a.labels[d]);
+        if (givesTerm(op, upTo)) return true;
+      }
+    }
+    if (cfg_.loop != kUnit) {
+      BodyOp op = unaryOp(ir::OpKind::Accum);
+      op.in1 = a.scan >= 0 ? a.scan : -1;
+      if (givesTerm(op, upTo)) return true;
+      op.in1 = -1;
+      op.accumMax = true;
+      if (givesTerm(op, upTo)) return true;
+    }
+    // A fix scales and shifts the value to an exact argument (tryFixes).
+    for (ExprId p : ctx_.fixArgs)
+      if (ctx_.exprs.equalUpToScale(ctx_.exprs.splitConstant(p).first, a.expr)) return true;
+    return termPairs(i) != 0;
+  }
+
+  // Bit j set: a binary operator of value i and value j <= i, both off
+  // the program's terms, gives one (computed once per value: the values
+  // up to i stay while it does). From index 64 on, every bit.
+  uint64_t termPairs(int i) {
+    BVal& a = vals_[static_cast<size_t>(i)];
+    if (a.termPairsKnown) return a.termPairs;
+    a.termPairsKnown = true;
+    a.termPairs = 0;
+    if (i >= 64) return a.termPairs = ~uint64_t{0};
+    for (int j = 0; j <= i; ++j)
+      if (offTermOperand(vals_[static_cast<size_t>(i)], static_cast<size_t>(j)) &&
+          pairGivesTerm(i, j, static_cast<size_t>(i)))
+        vals_[static_cast<size_t>(i)].termPairs |= uint64_t{1} << j;
+    return vals_[static_cast<size_t>(i)].termPairs;
+  }
+
+  // The program terms (scale-free) a binary operator makes of `e` and an
+  // operand still to come: one of the program's terms at any scale or a
+  // tensor's tile (all a move at no discrepancy makes). A product or
+  // quotient is its own result; a sum or difference e + c·p = α·q needs
+  // e's every monomial but a constant in p or q. Other kinds (matmul,
+  // maximum) are not decided here.
+  const FutureReaders& futureReaders(ExprId e) {
+    if (auto it = futureReaders_.find(e); it != futureReaders_.end()) return it->second;
+    ExprTable& ex = ctx_.exprs;
+    std::vector<ExprId> operands(ctx_.preferredSet.begin(), ctx_.preferredSet.end());
+    for (const Tensor& t : plan_.tensors)
+      if (t.expr >= 0) operands.push_back(t.expr);
+    FutureReaders f;
+    auto add = [&](ExprId r) {
+      if (ctx_.preferred(r)) f.terms.push_back(ctx_.scaleFree(r));
+    };
+    for (ir::OpKind k : ctx_.binaryKinds) {
+      if (k == ir::OpKind::Add || k == ir::OpKind::Sub) {
+        for (ExprId q : ctx_.preferredSet)
+          if (std::any_of(operands.begin(), operands.end(), [&](ExprId p) { return monomialsCovered(e, p, q); }))
+            f.terms.push_back(q);
+      } else if (k == ir::OpKind::Mul || k == ir::OpKind::Div) {
+        for (ExprId p : operands) {
+          add(ex.binary(k, e, p));
+          add(ex.binary(k, p, e));
+        }
+      } else {
+        f.undecided = true;
+      }
+    }
+    std::sort(f.terms.begin(), f.terms.end());
+    f.terms.erase(std::unique(f.terms.begin(), f.terms.end()), f.terms.end());
+    return futureReaders_.emplace(e, std::move(f)).first->second;
+  }
+
+  // Every monomial of e but a constant is one of p's or q's (coefficients aside).
+  bool monomialsCovered(ExprId e, ExprId p, ExprId q) const {
+    const ExprTable& ex = ctx_.exprs;
+    auto holds = [&](ExprId in, const Monomial& m) {
+      return std::any_of(ex.poly(in).terms.begin(), ex.poly(in).terms.end(), [&](const Monomial& t) {
+        return t.degree == m.degree && t.factors == m.factors;
+      });
+    };
+    for (const Monomial& m : ex.poly(e).terms)
+      if (!(m.factors.empty() && m.degree == 1) && !holds(p, m) && !holds(q, m)) return false;
+    return true;
   }
 
   // The moves every completion of this (last) kernel must still make, at
