@@ -83,7 +83,7 @@ bool isUnaryKind(ir::OpKind k) { return ir::isElementwiseUnary(k); }
   case ir::OpKind::Log:
 
 // How an operator's value carries the sums in its operands' expressions
-// (BVal::summed, Context::noProductAcrossSums): outside every atom (Keep:
+// (BVal::summed, Context::productsAcrossSums): outside every atom (Keep:
 // sums, products, negation, moves; KeepFirst: a quotient's numerator, the
 // divisor is inverted into an atom), hidden inside one (functions, exps,
 // maxima, and leaves, which start with none), or adding the label it
@@ -913,8 +913,18 @@ class BodySearch {
   // every state that has the operands) and asks recomputesValue per state.
   bool makeValue(const BodyOp& op, BVal& v, bool raw = false, bool inState = true) {
     v.summed = summedBy(op);
-    if (!raw && ctx_.noProductAcrossSums && multipliesAcrossSum(op)) return false;
-    return makeValueOf(op, v, raw, inState);
+    if (raw || ctx_.productsAcrossSums & Context::kAnyProductAcrossSum) return makeValueOf(op, v, raw, inState);
+    // A whole sum over a label of a value already summed over it (x − mean
+    // x): the normal form reads Σ_l Σ_l as one double sum, so only into one
+    // of the program's terms (docs/search.md, "No sum across a sum").
+    if (sumsAcrossSum(op)) return makeValueOf(op, v, raw, inState) && ctx_.preferred(v.expr);
+    if (!multipliesAcrossSum(op)) return makeValueOf(op, v, raw, inState);
+    // A product across a sum: only in a form the program uses, into one of
+    // its own terms (docs/search.md, "No product across a sum").
+    const uint8_t form = op.kind == ir::OpKind::Square ? Context::kSquareAcrossSum
+                         : op.kind == ir::OpKind::Mul  ? Context::kMulAcrossSum
+                                                       : Context::kDivAcrossSum;
+    return (ctx_.productsAcrossSums & form) && makeValueOf(op, v, raw, inState) && ctx_.preferred(v.expr);
   }
 
   static uint64_t labelBit(Label l) { return l > kUnit && l < 64 && !partialOf(l) ? uint64_t{1} << l : 0; }
@@ -953,8 +963,15 @@ class BodySearch {
 
   // An element-wise product (or a quotient's numerator, or a square) of a
   // value summed over label l with a value that still has l: the abstract
-  // expression reads x·Σ_l y as Σ_l x·y. Where the program makes no such
-  // product (Context::noProductAcrossSums), no move makes one.
+  // expression reads x·Σ_l y as Σ_l x·y. A move makes one only in a form
+  // the program does, into one of its terms (Context::productsAcrossSums).
+  bool sumsAcrossSum(const BodyOp& op) const {
+    if (op.kind != ir::OpKind::ReduceSum || op.reduceToInner >= 0) return false;
+    const BVal& a = vals_[static_cast<size_t>(op.in0)];
+    const Label l = a.labels[static_cast<size_t>(op.dim)];
+    return l != cfg_.loop && (a.summed & labelBit(l)) != 0;
+  }
+
   bool multipliesAcrossSum(const BodyOp& op) const {
     const BVal& a = vals_[static_cast<size_t>(op.in0)];
     if (op.kind == ir::OpKind::Square) return (a.summed & labelsMask(a)) != 0;
@@ -2634,12 +2651,14 @@ static std::vector<std::vector<uint64_t>> programSums(const ir::Graph& program, 
   return sums;
 }
 
-// Whether the program itself multiplies a value summed over a label by a
-// value that still has it (productAcrossSum, with sums followed as
-// sumFlow says): then the body search may too. Layout operators, custom
-// kernels and labels past 63 are not followed: answered yes.
-static bool programMultipliesAcrossSums(const ir::Graph& program, const ProgramLabels& labels) {
+// The forms (Context::productsAcrossSums) in which the program itself
+// multiplies a value summed over a label by a value that still has it
+// (productAcrossSum, with sums followed as sumFlow says): the body search
+// may use those. Layout operators, custom kernels and labels past 63 are
+// not followed: kAnyProductAcrossSum.
+static uint8_t programProductsAcrossSums(const ir::Graph& program, const ProgramLabels& labels) {
   std::vector<uint64_t> summed(program.values.size(), 0);
+  uint8_t forms = 0;
   auto bits = [&](ir::ValueId v, uint64_t& out) {
     out = 0;
     for (Label l : labels.ofValue[static_cast<size_t>(v)]) {
@@ -2650,26 +2669,27 @@ static bool programMultipliesAcrossSums(const ir::Graph& program, const ProgramL
   };
   for (const ir::Op& op : program.ops) {
     if (op.kind == ir::OpKind::Input || op.kind == ir::OpKind::Const) continue;
-    if (op.results.size() != 1 || ir::isLayoutOp(op.kind) || op.kind == ir::OpKind::Kernel) return true;
+    if (op.results.size() != 1 || ir::isLayoutOp(op.kind) || op.kind == ir::OpKind::Kernel)
+      return Context::kAnyProductAcrossSum;
     uint64_t a = 0, b = 0, la = 0, lb = 0;
     if (!op.inputs.empty()) {
       a = summed[static_cast<size_t>(op.inputs[0])];
-      if (!bits(op.inputs[0], la)) return true;
+      if (!bits(op.inputs[0], la)) return Context::kAnyProductAcrossSum;
     }
     if (op.inputs.size() > 1) {
       b = summed[static_cast<size_t>(op.inputs[1])];
-      if (!bits(op.inputs[1], lb)) return true;
+      if (!bits(op.inputs[1], lb)) return Context::kAnyProductAcrossSum;
     }
-    if (op.kind == ir::OpKind::Square && (a & la)) return true;
+    if (op.kind == ir::OpKind::Square && (a & la)) forms |= Context::kSquareAcrossSum;
     if ((op.kind == ir::OpKind::Mul || op.kind == ir::OpKind::Div) && op.inputs.size() == 2 &&
         productAcrossSum(op.kind, a, la, b, lb))
-      return true;
+      forms |= op.kind == ir::OpKind::Mul ? Context::kMulAcrossSum : Context::kDivAcrossSum;
     const SumFlow flow = sumFlow(op.kind);
     const Label l = flow == SumFlow::Reduce ? programReducedLabel(op, labels) : kUnit;
-    if (l >= 64) return true;
+    if (l >= 64) return Context::kAnyProductAcrossSum;
     summed[static_cast<size_t>(op.results[0])] = summedAfter(flow, a, b, l > kUnit ? uint64_t{1} << l : 0);
   }
-  return false;
+  return forms;
 }
 
 // Context::labelSumTerms: each term of what the program sums over each
@@ -2871,7 +2891,7 @@ void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& la
   ctx.hasSquare = ctx.kinds.count(ir::OpKind::Square) > 0;
   ctx.hasReduceMax = ctx.kinds.count(ir::OpKind::ReduceMax) > 0;
   ctx.labelSums = programSums(program, labels);
-  ctx.noProductAcrossSums = !programMultipliesAcrossSums(program, labels);
+  ctx.productsAcrossSums = programProductsAcrossSums(program, labels);
   ctx.loopNeedsInputs.assign(ctx.labelSums.size(), 0);
   for (size_t l = 0; l < ctx.labelSums.size(); ++l) {
     uint64_t all = ctx.labelSums[l].empty() ? 0 : ~uint64_t{0};

@@ -430,10 +430,15 @@ struct Context {
   // over that label walks a tile of each (BodySearch::loopCarriers).
   std::vector<uint64_t> loopNeedsInputs;
   std::vector<uint64_t> inputsCarrying;  // per class label: the program inputs that have it
-  // The program multiplies no value summed over a label by one that still
-  // has it, so a body makes no such product (BodySearch::multipliesAcrossSum;
-  // docs/search.md, "No product across a sum").
-  bool noProductAcrossSums = false;
+  // The forms in which the program multiplies a value summed over a label
+  // by one that still has it (a square, a product, a quotient's
+  // numerator): a body makes a product across a sum only in those forms,
+  // and only into one of the program's terms (BodySearch::multipliesAcrossSum;
+  // docs/search.md, "No product across a sum"). kAnyProductAcrossSum: a
+  // program the analysis does not follow (layout operators, custom
+  // kernels), where every product is kept.
+  static constexpr uint8_t kSquareAcrossSum = 1, kMulAcrossSum = 2, kDivAcrossSum = 4, kAnyProductAcrossSum = 8;
+  uint8_t productsAcrossSums = kAnyProductAcrossSum;
   // Per class label: the program's sums over it, each term as the inputs
   // that have the label and their exponents outside every atom (a hash of
   // each: monomialOver); empty for a label nothing sums over, and for

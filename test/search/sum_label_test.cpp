@@ -54,29 +54,30 @@ Bodies enumerate(Analysis& a, int discrepancies) {
 
 TEST_CASE("sum labels: which programs multiply a value by a sum over one of its labels", "[sum_labels]") {
   // RMSNorm divides by a sqrt of the sum: the sum is inside an atom.
-  CHECK(analyze("graph r { X = input f32[4, 8]\n O = rms_norm(X)\n output O }")->ctx.noProductAcrossSums);
+  CHECK(analyze("graph r { X = input f32[4, 8]\n O = rms_norm(X)\n output O }")->ctx.productsAcrossSums == 0);
   // Attention: the sums over keys and over the head dim are inside exps,
   // divisors and the contraction with V, never multiplied by a value with
   // their label.
   CHECK(analyze("graph a { Q = input f32[2, 4, 8]\n K = input f32[2, 8, 16]\n V = input f32[2, 16, 8]\n"
                 " O = matmul(softmax(matmul(Q, K)), V)\n output O }")
-            ->ctx.noProductAcrossSums);
+            ->ctx.productsAcrossSums == 0);
   // LayerNorm squares x - mean(x): x times a sum over x's own label.
-  CHECK_FALSE(analyze("graph l { X = input f32[4, 8]\n O = layer_norm(X)\n output O }")->ctx.noProductAcrossSums);
+  CHECK(analyze("graph l { X = input f32[4, 8]\n O = layer_norm(X)\n output O }")->ctx.productsAcrossSums ==
+        search::Context::kSquareAcrossSum);
   // A product written out, and one in a quotient's numerator.
-  CHECK_FALSE(analyze("graph p { X = input f32[4, 8]\n O = mul(X, reduce_sum(X, dim=1))\n output O }")
-                  ->ctx.noProductAcrossSums);
-  CHECK_FALSE(analyze("graph q { X = input f32[4, 8]\n Y = input f32[4, 8]\n"
+  CHECK(analyze("graph p { X = input f32[4, 8]\n O = mul(X, reduce_sum(X, dim=1))\n output O }")
+            ->ctx.productsAcrossSums == search::Context::kMulAcrossSum);
+  CHECK(analyze("graph q { X = input f32[4, 8]\n Y = input f32[4, 8]\n"
                       " O = div(reduce_sum(X, dim=1), add(X, Y))\n output O }")
-                  ->ctx.noProductAcrossSums);
+            ->ctx.productsAcrossSums == search::Context::kDivAcrossSum);
   // Y's columns are not X's (no operator relates them): not a product
   // across the sum over X's columns.
   CHECK(analyze("graph u { X = input f32[4, 8]\n Y = input f32[4, 8]\n"
                 " O = div(reduce_sum(X, dim=1), Y)\n output O }")
-            ->ctx.noProductAcrossSums);
+            ->ctx.productsAcrossSums == 0);
   // Dividing by the sum inverts it into an atom: no product.
   CHECK(analyze("graph d { X = input f32[4, 8]\n O = div(X, reduce_sum(X, dim=1))\n output O }")
-            ->ctx.noProductAcrossSums);
+            ->ctx.productsAcrossSums == 0);
 }
 
 // Enumerates one-kernel bodies of each program with a refusal and without
@@ -122,8 +123,23 @@ TEST_CASE("sum labels: the products dropped are all refuted, the fused normaliza
       "graph b { X = input f32[4, 8]\n Y = div(X, sqrt(reduce_sum(square(X), dim=1)))\n output Y }",
       "graph w { X = input f32[4, 8]\n W = input f32[4, 8]\n O = mul(rms_norm(X), W)\n output O }",
   };
-  for (const char* text : programs) CHECK(analyze(text)->ctx.noProductAcrossSums);
-  CHECK(dropsOnlyRefuted(programs, [](search::Context& c) { c.noProductAcrossSums = false; }) > 0);
+  for (const char* text : programs) CHECK(analyze(text)->ctx.productsAcrossSums == 0);
+  CHECK(dropsOnlyRefuted(programs, [](search::Context& c) {
+          c.productsAcrossSums = search::Context::kAnyProductAcrossSum;
+        }) > 0);
+}
+
+// LayerNorm squares x − mean(x), so its bodies may square across the sum
+// over its columns, but only into one of its terms: x·Σx, Σx²/x and
+// (x + mean x)² are dropped (the first two read as Σx² and Σx), and
+// every body that drops is refuted while the fused normalization is kept.
+TEST_CASE("sum labels: LayerNorm squares across its sum only into its own terms", "[sum_labels]") {
+  const std::vector<const char*> programs = {
+      "graph l { X = input f32[4, 8]\n O = layer_norm(X, eps=0.5)\n output O }",
+  };
+  CHECK(dropsOnlyRefuted(programs, [](search::Context& c) {
+          c.productsAcrossSums = search::Context::kAnyProductAcrossSum;
+        }, 10) > 0);
 }
 
 // Each term a body sums over a label has the inputs with that label, at
