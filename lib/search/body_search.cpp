@@ -337,7 +337,7 @@ class BodySearch {
     bool undecided = false;
     std::vector<ExprId> terms;
   };
-  std::unordered_map<ExprId, FutureReaders> futureReaders_;
+  std::map<std::tuple<ExprId, int64_t, int64_t>, FutureReaders> futureReaders_;
   std::vector<std::pair<int, BVal>> requiredTiles_;  // their tiles that an operator must read (unreadTileElements)
   double futureUs_ = 0;        // the kernels after this one, at least
   std::vector<FloorSave> outputSaves_;
@@ -1621,7 +1621,9 @@ class BodySearch {
       if (offTermOperand(a, j) && (termPairs(static_cast<int>(j)) >> i & 1)) return true;
     // With an operand still to come: a program term that no value of this
     // state equals (dfs does not recompute one, and values only add).
-    const FutureReaders& future = futureReaders(a.expr);
+    const size_t rank = a.shape.size();
+    const FutureReaders& future =
+        futureReaders(a.expr, rank >= 2 ? a.shape[rank - 1] : 0, rank >= 2 ? a.shape[rank - 2] : 0);
     if (future.undecided) return true;
     for (ExprId q : future.terms)
       if (std::none_of(vals_.begin(), vals_.end(),
@@ -1731,12 +1733,15 @@ class BodySearch {
 
   // The program terms (scale-free) a binary operator makes of `e` and an
   // operand still to come: one of the program's terms at any scale or a
-  // tensor's tile (all a move at no discrepancy makes). A product or
-  // quotient is its own result; a sum or difference e + c·p = α·q needs
-  // e's every monomial but a constant in p or q. Other kinds (matmul,
-  // maximum) are not decided here.
-  const FutureReaders& futureReaders(ExprId e) {
-    if (auto it = futureReaders_.find(e); it != futureReaders_.end()) return it->second;
+  // tensor's tile (all a move at no discrepancy makes). A product, quotient
+  // or contraction is its own result (a matmul contracts e's last dim,
+  // `asLeft` elements in a block, or its second last, `asRight`; 0 where e
+  // has fewer than two dims); a sum or difference e + c·p = α·q needs e's
+  // every monomial but a constant in p or q. Other kinds (maximum,
+  // minimum) are not decided here.
+  const FutureReaders& futureReaders(ExprId e, int64_t asLeft, int64_t asRight) {
+    const auto key = std::make_tuple(e, asLeft, asRight);
+    if (auto it = futureReaders_.find(key); it != futureReaders_.end()) return it->second;
     ExprTable& ex = ctx_.exprs;
     std::vector<ExprId> operands(ctx_.preferredSet.begin(), ctx_.preferredSet.end());
     for (const Tensor& t : plan_.tensors)
@@ -1755,13 +1760,17 @@ class BodySearch {
           add(ex.binary(k, e, p));
           add(ex.binary(k, p, e));
         }
+      } else if (k == ir::OpKind::Matmul) {
+        for (ExprId p : operands)
+          for (int64_t contracted : {asLeft, asRight})
+            if (contracted > 0) add(ex.sum(ex.mul(e, p), contracted));
       } else {
         f.undecided = true;
       }
     }
     std::sort(f.terms.begin(), f.terms.end());
     f.terms.erase(std::unique(f.terms.begin(), f.terms.end()), f.terms.end());
-    return futureReaders_.emplace(e, std::move(f)).first->second;
+    return futureReaders_.emplace(key, std::move(f)).first->second;
   }
 
   // Every monomial of e but a constant is one of p's or q's (coefficients aside).

@@ -139,7 +139,7 @@ TEST_CASE("dead ends at the last discrepancy: states that cannot complete are dr
   // operator can make one from it (alone, with an existing value, a tile or
   // a term to come), the state has no completion. Products and quotients of
   // inputs (nGPT's update), sums of them (a residual), a normalization, a
-  // matmul (its reader with a term to come is not decided: kept), scalar
+  // matmul (a contraction with a term to come reads a value), scalar
   // shifts to a function's argument, and two outputs. The seen-set is off:
   // it keeps one order of operators per set of values, and which order it
   // meets first depends on what was dropped before.
