@@ -56,37 +56,32 @@ TEST_CASE("runs cut by tiny budgets give the same complete result", "[search][sc
 
 TEST_CASE("two-kernel candidates come before the one-kernel space ends", "[search][schedule]") {
   // LayerNorm + Linear: its one-kernel passes grow severalfold each
-  // (whole-row bodies of 13 to 17 operators; the one-kernel space within
-  // five discrepancies is over 90,000 states), while two-kernel plans
-  // that save each row's statistics come in the first two-kernel passes.
-  // At the example's shapes (examples/layernorm_linear.mg) two kernels are
-  // faster than one (a one-kernel form has a block per row or two, each
-  // streaming all of W), so a two-kernel candidate is verified, not
-  // dominated, and the bound does not close the one-kernel space. One
-  // thread, so that the states are those of one schedule.
+  // (whole-row bodies of 13 to 17 operators; within five discrepancies the
+  // one-kernel space is about 115,000 states, explored here to its end),
+  // while two-kernel plans that
+  // save each row's statistics come in the first two-kernel passes. At the
+  // example's shapes (examples/layernorm_linear.mg) two kernels are faster
+  // than one (a one-kernel form has a block per row or two, each streaming
+  // all of W), so a two-kernel candidate is verified, not dominated, and
+  // the bound does not close the one-kernel space. One thread, so that the
+  // states are those of one schedule.
   std::optional<ir::Graph> g = parse::parseString(
       "graph ln { X = input f16[16, 4096]\n W = input f16[4096, 6144]\n"
       " Y = matmul(layer_norm(X, eps=1e-5), W)\n output Y }",
       "test.mg", std::cerr);
   REQUIRE(g);
   verify::Verifier verifier(*g);
-  constexpr int64_t kOneKernelAtLeast = 90000;
   search::Options o = test::modelOptions(0, true);
   o.jobs = 1;
   o.limits.maxDiscrepancies = 5;
   o.limits.maxKernels = 1;
+  search::Result one = search::runSearch(*g, verifier, o);
+  CHECK(one.stats.complete);
+  const int64_t oneKernelSpace = one.stats.states;
+
   std::atomic<bool> enough{false};
   o.cancel = &enough;
-  o.onProgress = [&](const search::Stats& s) {
-    if (s.states > kOneKernelAtLeast) enough = true;
-  };
-  search::Result one = search::runSearch(*g, verifier, o);
-  CHECK_FALSE(one.stats.complete);
-  CHECK(one.stats.states > kOneKernelAtLeast);
-
-  enough = false;
   o.limits.maxKernels = 2;
-  o.onProgress = nullptr;
   o.onCandidate = [&](const search::Candidate& c) {
     if (c.kernels == 2) enough = true;
   };
@@ -98,6 +93,6 @@ TEST_CASE("two-kernel candidates come before the one-kernel space ends", "[searc
   // With every one-kernel item before any two-kernel one (the schedule
   // before kernel counts had queues of their own) it would take more than
   // the one-kernel space's states.
-  INFO("stopped at " << two.stats.states << " states");
-  CHECK(two.stats.states * 3 < kOneKernelAtLeast);
+  INFO("stopped at " << two.stats.states << " states, the one-kernel space has " << oneKernelSpace);
+  CHECK(two.stats.states * 3 < oneKernelSpace);
 }
