@@ -961,10 +961,10 @@ class BodySearch {
            (terms < 0 || ctx_.sumsProgramTerms(l, terms, summed));
   }
 
-  // An element-wise product (or a quotient's numerator, or a square) of a
-  // value summed over label l with a value that still has l: the abstract
-  // expression reads x·Σ_l y as Σ_l x·y. A move makes one only in a form
-  // the program does, into one of its terms (Context::productsAcrossSums).
+  // A reduction over the whole of label l (not a step of a for-loop over
+  // it, whose partials an accumulator completes, nor one to an inner label)
+  // of a value already summed over l: the abstract expression reads
+  // Σ_l (x − Σ_l x / n) as a double sum where the value is Σ_l x − Σ_l x.
   bool sumsAcrossSum(const BodyOp& op) const {
     if (op.kind != ir::OpKind::ReduceSum || op.reduceToInner >= 0) return false;
     const BVal& a = vals_[static_cast<size_t>(op.in0)];
@@ -972,6 +972,10 @@ class BodySearch {
     return l != cfg_.loop && (a.summed & labelBit(l)) != 0;
   }
 
+  // An element-wise product (or a quotient's numerator, or a square) of a
+  // value summed over label l with a value that still has l: the abstract
+  // expression reads x·Σ_l y as Σ_l x·y. A move makes one only in a form
+  // the program does, into one of its terms (Context::productsAcrossSums).
   bool multipliesAcrossSum(const BodyOp& op) const {
     const BVal& a = vals_[static_cast<size_t>(op.in0)];
     if (op.kind == ir::OpKind::Square) return (a.summed & labelsMask(a)) != 0;
