@@ -6,6 +6,7 @@
 #include <iostream>
 #include <map>
 #include <sstream>
+#include <vector>
 
 #include "mirage/parse/parser.h"
 #include "space.h"
@@ -65,6 +66,30 @@ std::map<std::string, int> enumerate(const ir::Graph& g, bool bruteForce, int ma
   return seen;
 }
 
+// Each program's bodies at each discrepancy count, with and without the
+// prune of states that cannot complete (Context::pruneUnreachable): the
+// same bodies, and no more states with it. Returns the states it drops
+// with at least one discrepancy.
+int64_t statesDroppedByPrune(const std::vector<const char*>& programs, std::initializer_list<int> discrepancies,
+                             int maxOps, bool dedupStates) {
+  int64_t dropped = 0;
+  for (const char* text : programs) {
+    std::optional<ir::Graph> g = parse::parseString(text, "test.mg", std::cerr);
+    REQUIRE(g);
+    for (int disc : discrepancies) {
+      int64_t statesWith = 0, statesWithout = 0;
+      auto with = enumerate(*g, false, maxOps, disc, true, &statesWith, dedupStates);
+      auto without = enumerate(*g, false, maxOps, disc, false, &statesWithout, dedupStates);
+      INFO(text << " discrepancies " << disc);
+      CHECK(!without.empty());
+      CHECK(with == without);
+      CHECK(statesWith <= statesWithout);
+      if (disc > 0) dropped += statesWithout - statesWith;
+    }
+  }
+  return dropped;
+}
+
 }  // namespace
 
 TEST_CASE("canonical order: no duplicates, same bodies as brute force", "[order]") {
@@ -98,7 +123,7 @@ TEST_CASE("needed operators: states that cannot complete are dropped, no body is
   // Several outputs, functions that only their own operator makes (sqrt,
   // tanh; rsqrt makes sqrt's atom), an output that is one such atom, and
   // a normalization whose sqrt argument must be built exactly.
-  const char* programs[] = {
+  const std::vector<const char*> programs = {
       "graph a { X = input f32[4, 8]\n Y = input f32[4, 8]\n A = sqrt(X)\n B = mul(X, Y)\n"
       " C = tanh(add(X, Y))\n output A, B, C }",
       "graph b { X = input f32[4, 8]\n Y = div(X, sqrt(reduce_sum(square(X), dim=1)))\n output Y }",
@@ -112,25 +137,10 @@ TEST_CASE("needed operators: states that cannot complete are dropped, no body is
       "graph e { X = input f32[4, 8]\n S = add(reduce_sum(square(X), dim=1), 1)\n"
       " Y = tanh(rsqrt(S))\n output Y, S }",
   };
-  int64_t droppedAtTwo = 0;
-  for (const char* text : programs) {
-    std::optional<ir::Graph> g = parse::parseString(text, "test.mg", std::cerr);
-    REQUIRE(g);
-    for (int disc : {0, 2}) {
-      int64_t statesWith = 0, statesWithout = 0;
-      auto with = enumerate(*g, false, 5, disc, true, &statesWith);
-      auto without = enumerate(*g, false, 5, disc, false, &statesWithout);
-      INFO(text << " discrepancies " << disc);
-      CHECK(!without.empty());
-      CHECK(with == without);
-      // Pass 0 follows the program's own terms, whose bodies mostly fit;
-      // with two discrepancies the prune drops states (in a and d the
-      // ratio rule, Context::ratioConsistent, leaves it none to drop).
-      CHECK(statesWith <= statesWithout);
-      if (disc > 0) droppedAtTwo += statesWithout - statesWith;
-    }
-  }
-  CHECK(droppedAtTwo > 0);
+  // Pass 0 follows the program's own terms, whose bodies mostly fit; with
+  // two discrepancies the prune drops states (in a and d the ratio rule,
+  // Context::ratioConsistent, leaves it none to drop).
+  CHECK(statesDroppedByPrune(programs, {0, 2}, 5, true) > 0);
 }
 
 TEST_CASE("dead ends at the last discrepancy: states that cannot complete are dropped, no body is lost", "[order]") {
@@ -143,7 +153,7 @@ TEST_CASE("dead ends at the last discrepancy: states that cannot complete are dr
   // shifts to a function's argument, and two outputs. The seen-set is off:
   // it keeps one order of operators per set of values, and which order it
   // meets first depends on what was dropped before.
-  const char* programs[] = {
+  const std::vector<const char*> programs = {
       "graph a { H = input f32[4, 8]\n X = input f32[4, 8]\n A = input f32[4, 8]\n"
       " Y = add(X, mul(A, sub(H, X)))\n output Y }",
       "graph b { X = input f32[4, 8]\n A = input f32[4, 8]\n"
@@ -153,22 +163,7 @@ TEST_CASE("dead ends at the last discrepancy: states that cannot complete are dr
       "graph d { X = input f32[4, 8]\n Y = input f32[4, 8]\n A = sqrt(add(mul(X, Y), 1))\n"
       " B = div(X, Y)\n output A, B }",
   };
-  int64_t dropped = 0;
-  for (const char* text : programs) {
-    std::optional<ir::Graph> g = parse::parseString(text, "test.mg", std::cerr);
-    REQUIRE(g);
-    for (int disc : {1, 2, 3}) {
-      int64_t statesWith = 0, statesWithout = 0;
-      auto with = enumerate(*g, false, 8, disc, true, &statesWith, false);
-      auto without = enumerate(*g, false, 8, disc, false, &statesWithout, false);
-      INFO(text << " discrepancies " << disc);
-      CHECK(!without.empty());
-      CHECK(with == without);
-      CHECK(statesWith <= statesWithout);
-      dropped += statesWithout - statesWith;
-    }
-  }
-  CHECK(dropped > 0);
+  CHECK(statesDroppedByPrune(programs, {1, 2, 3}, 8, false) > 0);
 }
 
 TEST_CASE("canonical order: every body of the brute force, whichever state first asked for a move", "[order]") {
