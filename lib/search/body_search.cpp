@@ -2203,26 +2203,25 @@ class BodySearch {
   // grid labels that partial labels count, and how many kernels the plan
   // has (Context::beaten). The closed kernels' bodies are not part of it.
   std::string restKey() const {
-    std::string key = fmt::format("n{}|k{}|", ctx_.planKernels, kernelsLeft_ - 1);
+    MemoKey key;
+    key.put('n').put(ctx_.planKernels).put(kernelsLeft_ - 1);
     for (const Tensor& t : plan_.tensors) {
       bool f32 = false;
       if (t.kernel >= 0) {
         const KernelTemplate& k = plan_.kernels[static_cast<size_t>(t.kernel)];
         f32 = static_cast<size_t>(t.index) < k.savedF32.size() && k.savedF32[static_cast<size_t>(t.index)];
       }
-      key += fmt::format("T{},{},{},{},{}:", t.expr, t.kernel, t.index, t.maxTensor, f32 ? 4 : 0);
-      for (size_t d = 0; d < t.shape.size(); ++d) key += fmt::format("{}/{},", t.labels[d], t.shape[d]);
+      key.put('T').put(t.expr).put(t.kernel).put(t.index).put(t.maxTensor).put(f32).putAll(t.labels).putAll(t.shape);
     }
     std::vector<char> read(plan_.tensors.size(), 0);
     for (const KernelTemplate& k : plan_.kernels)
       for (int a : k.args) read[static_cast<size_t>(a)] = 1;
-    key += "R";
-    for (char r : read) key += r ? '1' : '0';
+    key.put('R').putAll(read);
     for (size_t p = 1; p < plan_.partialAxis.size(); ++p) {
       auto [pk, pa] = plan_.partialAxis[p];
-      key += fmt::format("|P{}", plan_.kernels[static_cast<size_t>(pk)].grid[static_cast<size_t>(pa)].label);
+      key.put('P').put(plan_.kernels[static_cast<size_t>(pk)].grid[static_cast<size_t>(pa)].label);
     }
-    return key;
+    return std::move(key.bytes);
   }
 
   // Searches the kernels after the one just closed, unless the same search

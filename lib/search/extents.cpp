@@ -13,8 +13,6 @@
 // (hundreds of thousands of graphs for a two-kernel GQA template) by a sum
 // (hundreds). The winners are instantiated as a whole and ranked by the
 // cost of the whole graph, so a candidate's cost is always the model's.
-#include <fmt/format.h>
-
 #include <algorithm>
 
 #include "mirage/ir/check.h"
@@ -103,28 +101,35 @@ std::vector<int64_t> loopOptions(const ProgramLabels& labels, const Plan& plan, 
 std::string kernelKey(const ir::Graph& program, const ProgramLabels& labels, const Plan& plan, const Extents& ext,
                       size_t k) {
   const KernelTemplate& kt = plan.kernels[k];
-  std::string key = fmt::format("L{}|", kt.loop);
-  if (kt.loop != kUnit && partialOf(kt.loop)) key += fmt::format("P{}|", loopOptions(labels, plan, ext, k).front());
+  MemoKey key;
+  key.put('L').put(kt.loop);
+  if (kt.loop != kUnit && partialOf(kt.loop)) key.put('P').put(loopOptions(labels, plan, ext, k).front());
   // A split axis's blocks are an interface extent, fixed before this kernel's own.
   for (size_t a = 0; a < kt.grid.size(); ++a)
-    key += kt.grid[a].split ? fmt::format("g{}s{},", kt.grid[a].label, ext.parts[k][a])
-                            : fmt::format("g{},", kt.grid[a].label);
-  for (int t : kt.args) {
-    key += "a";
-    for (int64_t d : tensorShape(program, labels, plan, ext, t)) key += fmt::format("{},", d);
-  }
-  for (const BodyOp& o : kt.ops) {
-    key += fmt::format("|{}:{},{},{},{},{},{},{}{}{}{}/{},", static_cast<int>(o.kind), o.in0, o.in1, o.arg, o.dim,
-                       o.dim1, o.reduceToInner, o.hasScalar ? "s" : "", o.scalarFirst ? "f" : "",
-                       o.accumMax ? "m" : "", o.scalar.num, o.scalar.den);
-    for (int m : o.imap) key += fmt::format("{},", m);
-    key += fmt::format("{}", o.fmap);
-  }
-  for (size_t s = 0; s < kt.saved.size(); ++s) {
-    key += fmt::format("|s{}:{}:", kt.saved[s], s < kt.savedF32.size() ? static_cast<int>(kt.savedF32[s]) : 0);
-    for (int m : kt.savedOmap[s]) key += fmt::format("{},", m);
-  }
-  return key;
+    key.put('g').put(kt.grid[a].label).put(kt.grid[a].split ? ext.parts[k][a] : int64_t{0});
+  for (int t : kt.args) key.put('a').putAll(tensorShape(program, labels, plan, ext, t));
+  for (const BodyOp& o : kt.ops)
+    key.put('o')
+        .put(o.kind)
+        .put(o.in0)
+        .put(o.in1)
+        .put(o.arg)
+        .put(o.dim)
+        .put(o.dim1)
+        .put(o.reduceToInner)
+        .put(o.hasScalar)
+        .put(o.scalarFirst)
+        .put(o.accumMax)
+        .put(o.scalar.num)
+        .put(o.scalar.den)
+        .put(o.imap)
+        .put(o.fmap);
+  for (size_t s = 0; s < kt.saved.size(); ++s)
+    key.put('s')
+        .put(kt.saved[s])
+        .put(s < kt.savedF32.size() ? static_cast<int>(kt.savedF32[s]) : 0)
+        .put(kt.savedOmap[s]);
+  return std::move(key.bytes);
 }
 
 // The `keep` cheapest of a stream of scored items, first come first on ties.

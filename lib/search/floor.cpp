@@ -43,46 +43,28 @@ FloorTensor describeTensor(const Context& ctx, const Plan& plan, int t) {
 FloorPoints kernelFloorPoints(Context& ctx, const Plan& plan, const std::vector<GridAxis>& grid, Label loop,
                               const std::vector<int>& tiles, const std::vector<FloorSave>& saves, Label newPartial,
                               bool complete) {
-  // The memo key: everything the floor depends on, as raw bytes behind a
-  // tag per field and a count per list (formatting it as text took a
-  // tenth of LayerNorm+Linear's search: every new body search asks).
-  std::string key;
-  auto put = [&key](auto x) { key.append(reinterpret_cast<const char*>(&x), sizeof x); };
-  put('L');
-  put(loop);
+  // The memo key: everything the floor depends on.
+  MemoKey key;
+  key.put('L').put(loop);
   if (partialOf(loop)) {
     auto [pk, pa] = plan.partialAxis.at(static_cast<size_t>(partialOf(loop)));
-    put('p');
-    put(plan.kernels[static_cast<size_t>(pk)].grid[static_cast<size_t>(pa)].label);
+    key.put('p').put(plan.kernels[static_cast<size_t>(pk)].grid[static_cast<size_t>(pa)].label);
   }
-  for (const GridAxis& a : grid) {
-    put('g');
-    put(a.label);
-    put(a.split);
-  }
+  for (const GridAxis& a : grid) key.put('g').put(a.label).put(a.split);
   std::vector<FloorTensor> ts;
   for (int t : tiles) {
     ts.push_back(describeTensor(ctx, plan, t));
     const Tensor& ten = plan.tensors[static_cast<size_t>(t)];
-    put('t');
-    put(ten.kernel < 0 ? ten.index : -1);
-    put(ts.back().bytes);
-    put(ts.back().labels.size());
-    for (size_t d = 0; d < ts.back().labels.size(); ++d) {
-      put(ts.back().labels[d]);
-      put(ts.back().full[d]);
-    }
+    key.put('t').put(ten.kernel < 0 ? ten.index : -1).put(ts.back().bytes).putAll(ts.back().labels).putAll(ts.back().full);
   }
   for (const FloorSave& s : saves) {
-    put('s');
-    put(s.bytes);
-    put(s.labels.size());
-    for (Label l : s.labels) put(partialOf(l) == newPartial && newPartial ? -innerOf(l) : l);
+    key.put('s').put(s.bytes).put(static_cast<uint64_t>(s.labels.size()));
+    for (Label l : s.labels) key.put(partialOf(l) == newPartial && newPartial ? -innerOf(l) : l);
   }
   Context::FloorMemo& memo = *ctx.floorMemo;
   if (!complete) {
     std::lock_guard lock(memo.mu);
-    if (auto it = memo.points.find(key); it != memo.points.end()) return it->second;
+    if (auto it = memo.points.find(key.bytes); it != memo.points.end()) return it->second;
   }
 
   // The extents chooseExtents tries (extents.cpp): per grid axis every
@@ -199,7 +181,7 @@ FloorPoints kernelFloorPoints(Context& ctx, const Plan& plan, const std::vector<
     memo.points.clear();
     memo.held = 0;
   }
-  auto [it, inserted] = memo.points.emplace(std::move(key), std::move(list));
+  auto [it, inserted] = memo.points.emplace(std::move(key.bytes), std::move(list));
   if (inserted) memo.held += kept;  // the other thread's copy is already counted
   return it->second;
 }
