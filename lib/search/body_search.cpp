@@ -1099,10 +1099,13 @@ class BodySearch {
   // Whether this state has a value equal to `v` up to scale (only
   // broadcast wider: operators broadcast by themselves), which an
   // element-wise binary operator must not recompute.
-  bool recomputesValue(const BVal& v) {
-    const ExprId free = ctx_.scaleFree(v.expr);
-    for (const BVal& w : vals_)
-      if (w.after == v.after && w.scaleFree == free) return true;
+  bool recomputesValue(const BVal& v) { return holdsScaleFree(ctx_.scaleFree(v.expr), v.after, vals_.size()); }
+
+  // One of the first `count` values, on the same side of the loop as
+  // `after`, equals scale-free expression `free` up to scale.
+  bool holdsScaleFree(ExprId free, bool after, size_t count) const {
+    for (size_t k = 0; k < count && k < vals_.size(); ++k)
+      if (vals_[k].after == after && vals_[k].scaleFree == free) return true;
     return false;
   }
 
@@ -1629,11 +1632,8 @@ class BodySearch {
     const FutureReaders& future =
         futureReaders(a.expr, rank >= 2 ? a.shape[rank - 1] : 0, rank >= 2 ? a.shape[rank - 2] : 0);
     if (future.undecided) return true;
-    for (ExprId q : future.terms)
-      if (std::none_of(vals_.begin(), vals_.end(),
-                       [&](const BVal& w) { return w.after == a.after && w.scaleFree == q; }))
-        return true;
-    return false;
+    return std::any_of(future.terms.begin(), future.terms.end(),
+                       [&](ExprId q) { return !holdsScaleFree(q, a.after, vals_.size()); });
   }
 
   // Op's value is one of the program's terms, under dfs's refusals, with
@@ -1641,11 +1641,8 @@ class BodySearch {
   // while a value at that index does; a refusal only removes readers).
   bool givesTerm(const BodyOp& op, size_t upTo) {
     BVal r;
-    if (!makeValue(op, r, false, false) || !ctx_.preferred(r.expr)) return false;
-    const ExprId free = ctx_.scaleFree(r.expr);
-    for (size_t k = 0; k <= upTo && k < vals_.size(); ++k)
-      if (vals_[k].after == r.after && vals_[k].scaleFree == free) return false;
-    return true;
+    return makeValue(op, r, false, false) && ctx_.preferred(r.expr) &&
+           !holdsScaleFree(ctx_.scaleFree(r.expr), r.after, upTo + 1);
   }
 
   bool offTermOperand(const BVal& a, size_t j) {
