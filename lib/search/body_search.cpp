@@ -2660,6 +2660,11 @@ static std::vector<std::vector<uint64_t>> programSums(const ir::Graph& program, 
   return sums;
 }
 
+// Layout operators and custom kernels: the sum analyses (which forms the
+// program multiplies across a sum in, what it sums over each label) do not
+// follow values through them.
+static bool opaqueToSumAnalysis(const ir::Op& op) { return ir::isLayoutOp(op.kind) || op.kind == ir::OpKind::Kernel; }
+
 // The forms (Context::productsAcrossSums) in which the program itself
 // multiplies a value summed over a label by a value that still has it
 // (productAcrossSum, with sums followed as sumFlow says): the body search
@@ -2678,8 +2683,7 @@ static uint8_t programProductsAcrossSums(const ir::Graph& program, const Program
   };
   for (const ir::Op& op : program.ops) {
     if (op.kind == ir::OpKind::Input || op.kind == ir::OpKind::Const) continue;
-    if (op.results.size() != 1 || ir::isLayoutOp(op.kind) || op.kind == ir::OpKind::Kernel)
-      return Context::kAnyProductAcrossSum;
+    if (op.results.size() != 1 || opaqueToSumAnalysis(op)) return Context::kAnyProductAcrossSum;
     uint64_t a = 0, b = 0, la = 0, lb = 0;
     if (!op.inputs.empty()) {
       a = summed[static_cast<size_t>(op.inputs[0])];
@@ -2708,10 +2712,7 @@ static void collectSumTerms(Context& ctx, const ir::Graph& program, const Progra
                             const std::vector<ExprId>& e) {
   ctx.labelSumTerms.assign(labels.extent.size(), {});
   ctx.sumTermsMemo.clear();
-  if (std::any_of(program.ops.begin(), program.ops.end(), [](const ir::Op& op) {
-        return ir::isLayoutOp(op.kind) || op.kind == ir::OpKind::Kernel;
-      }))
-    return;
+  if (std::any_of(program.ops.begin(), program.ops.end(), opaqueToSumAnalysis)) return;
   for (const ir::Op& op : program.ops) {
     if (op.kind != ir::OpKind::ReduceSum && op.kind != ir::OpKind::ReduceMean && op.kind != ir::OpKind::Matmul)
       continue;
