@@ -2,6 +2,7 @@
 // per-launch costs this must find the same cheapest cost as trying every
 // combination of every kernel's extents together.
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <atomic>
 #include <cmath>
@@ -94,13 +95,24 @@ std::vector<search::Plan> firstPlans(const ir::Graph& g, const search::ProgramLa
   return plans;
 }
 
+// Attention over one head pair: Q [2, rows, dim], K [2, dim, keys], V [2, keys, dim].
+std::optional<ir::Graph> attention(int rows, int dim, int keys) {
+  return parse::parseString(fmt::format("graph a {{ Q = input f16[2, {0}, {1}]\n K = input f16[2, {1}, {2}]\n"
+                                        " V = input f16[2, {2}, {1}]\n"
+                                        " O = matmul(softmax(mul(matmul(Q, K), 0.25), dim=-1), V)\n output O }}",
+                                        rows, dim, keys),
+                            "test.mg", std::cerr);
+}
+
+// The search library's own estimate, as chooseExtents takes a cost.
+const std::function<double(const ir::Graph&)> kEstimate = [](const ir::Graph& x) {
+  return search::estimateCostUs(x);
+};
+
 }  // namespace
 
 TEST_CASE("extents chosen kernel by kernel are as cheap as the full product", "[extents]") {
-  std::optional<ir::Graph> g = parse::parseString(
-      "graph a { Q = input f16[2, 4, 8]\n K = input f16[2, 8, 16]\n V = input f16[2, 16, 8]\n"
-      " O = matmul(softmax(mul(matmul(Q, K), 0.25), dim=-1), V)\n output O }",
-      "test.mg", std::cerr);
+  std::optional<ir::Graph> g = attention(4, 8, 16);
   REQUIRE(g);
   search::ProgramLabels labels = search::analyzeLabels(*g);
   search::Limits limits;
@@ -110,13 +122,12 @@ TEST_CASE("extents chosen kernel by kernel are as cheap as the full product", "[
   std::vector<search::Plan> plans = firstPlans(*g, labels, limits, {1, 2}, 60, 3);
   int compared[3] = {0, 0, 0};
   std::atomic<bool> stop{false};
-  std::function<double(const ir::Graph&)> cost = [](const ir::Graph& x) { return search::estimateCostUs(x); };
   for (const search::Plan& plan : plans) {
     if (compared[plan.kernels.size()] >= 12) continue;
     double brute = exhaustiveBest(*g, labels, plan, 3000);
     if (brute < 0) continue;
     ++compared[plan.kernels.size()];
-    std::vector<search::ExtentChoice> chosen = search::chooseExtents(*g, labels, plan, limits, cost, stop);
+    std::vector<search::ExtentChoice> chosen = search::chooseExtents(*g, labels, plan, limits, kEstimate, stop);
     INFO("kernels " << plan.kernels.size());
     if (std::isinf(brute)) {
       CHECK(chosen.empty());
@@ -135,10 +146,7 @@ TEST_CASE("extents chosen kernel by kernel are as cheap as the full product", "[
 // shared by many plans), every plan gets the same choices, costs and texts
 // as without it, and the memo answers some of them.
 TEST_CASE("extents from the kernel memo are those chosen afresh", "[extents]") {
-  std::optional<ir::Graph> g = parse::parseString(
-      "graph a { Q = input f16[2, 8, 16]\n K = input f16[2, 16, 64]\n V = input f16[2, 64, 16]\n"
-      " O = matmul(softmax(mul(matmul(Q, K), 0.25), dim=-1), V)\n output O }",
-      "test.mg", std::cerr);
+  std::optional<ir::Graph> g = attention(8, 16, 64);
   REQUIRE(g);
   search::ProgramLabels labels = search::analyzeLabels(*g);
   search::Limits limits;
@@ -146,11 +154,10 @@ TEST_CASE("extents from the kernel memo are those chosen afresh", "[extents]") {
   std::vector<search::Plan> plans = firstPlans(*g, labels, limits, {1, 2, 3}, 150, 0);
   int withKernels[4] = {0, 0, 0, 0};
   std::atomic<bool> stop{false};
-  std::function<double(const ir::Graph&)> cost = [](const ir::Graph& x) { return search::estimateCostUs(x); };
   search::KernelExtentsMemo memo;
   for (const search::Plan& plan : plans) {
-    std::vector<search::ExtentChoice> fresh = search::chooseExtents(*g, labels, plan, limits, cost, stop);
-    std::vector<search::ExtentChoice> kept = search::chooseExtents(*g, labels, plan, limits, cost, stop, &memo);
+    std::vector<search::ExtentChoice> fresh = search::chooseExtents(*g, labels, plan, limits, kEstimate, stop);
+    std::vector<search::ExtentChoice> kept = search::chooseExtents(*g, labels, plan, limits, kEstimate, stop, &memo);
     REQUIRE(fresh.size() == kept.size());
     for (size_t i = 0; i < fresh.size(); ++i) {
       INFO(fresh[i].text);
