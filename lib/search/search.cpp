@@ -153,6 +153,7 @@ class Engine {
     }
     queues_.assign(static_cast<size_t>(std::max(1, opt_.limits.maxKernels)), {});
     used_.assign(queues_.size(), 0);
+    cheapestTemplate_.assign(queues_.size(), {std::numeric_limits<double>::infinity(), -1});
     traceItems_ = std::getenv("MIRAGE_TRACE_ITEMS") != nullptr;
     for (size_t i = 0; i < items_.size(); ++i) queueLocked(static_cast<int>(i));
     int jobs = std::max(1, opt_.jobs);
@@ -249,6 +250,17 @@ class Engine {
   // The item order within one kernel count: each block of six
   // configurations one pass behind the block before it.
   static int orderKey(const Item& it) { return it.depth + it.config / 6; }
+  // The schedule's key (takeRunLocked) is the item order's, except for the
+  // configuration that has made the cheapest template of its kernel count
+  // so far: its passes lose the block offset and come as early as the first
+  // configuration's, so the passes around the best plan yet run before the
+  // passes of configurations that made nothing as good (docs/search.md,
+  // "Scheduling", the cheapest configuration first). The item order itself,
+  // and with it what a complete run returns, does not change.
+  int scheduleKey(const Item& it) const {
+    if (cheapestTemplate_[static_cast<size_t>(it.kernels - 1)].second == it.config) return it.depth;
+    return orderKey(it);
+  }
 
   // Per work item: how many runs it had (each cut by its budget but the
   // last), and whether one ran to its end (or it was skipped).
@@ -265,7 +277,8 @@ class Engine {
   // states for its share (in-flight runs counted at their budget), so that
   // no kernel count waits for another's space to end, and takes from it
   // the run of the smallest key: the item order's key (pass + block of six
-  // configurations) plus one for every 4 times its budget exceeds the
+  // configurations; the pass alone for the configuration that made the
+  // cheapest template, scheduleKey) plus one for every 4 times its budget exceeds the
   // first budget, the first in the item order among equals. So a pass
   // predicted large waits as if it were a later pass, and small items do
   // not wait behind it.
@@ -288,7 +301,7 @@ class Engine {
     double bestKey = 0;
     for (auto i = q.begin(); i != q.end(); ++i) {
       int64_t b = nextBudgetLocked(*i);
-      double key = orderKey(items_[static_cast<size_t>(*i)]) + std::log2(static_cast<double>(b) / kFirstBudget) / 2;
+      double key = scheduleKey(items_[static_cast<size_t>(*i)]) + std::log2(static_cast<double>(b) / kFirstBudget) / 2;
       if (best == q.end() || key < bestKey) best = i, bestBudget = b, bestKey = key;
     }
     int item = *best;
@@ -606,6 +619,11 @@ class Engine {
     if (requireGuard_)
       for (size_t i = 0; i < best.size(); ++i) unguarded[i] = !guardsAllExps(best[i].graph);
     std::lock_guard lock(mu_);
+    if (!best.empty()) {
+      const Item& it = items_[static_cast<size_t>(item)];
+      auto& cheapest = cheapestTemplate_[static_cast<size_t>(it.kernels - 1)];
+      if (best.front().cost < cheapest.first) cheapest = {best.front().cost, it.config};
+    }
     for (size_t i = 0; i < best.size(); ++i) {
       ExtentChoice& ch = best[i];
       if (unguarded[i]) {
@@ -682,9 +700,13 @@ class Engine {
         ++total_.dominated;
         return true;
       });
-      // Fewest launches, then lowest time, then best rank: of candidates
-      // equal in both, the first verified dominates the rest.
-      auto order = [](const Pending& x) { return std::tie(x.kernels, x.cost, x.rank, x.item, x.seq); };
+      // Lowest time, then fewest launches, then best rank: a candidate's
+      // dominators come before it in this order (as in fewest launches
+      // first), and the cheapest verified first puts the most candidates
+      // beyond the front's reach and lowers the bound of every plan
+      // soonest (docs/search.md, "Scheduling"). Of candidates equal in
+      // both, the first verified dominates the rest.
+      auto order = [](const Pending& x) { return std::tie(x.cost, x.kernels, x.rank, x.item, x.seq); };
       auto it = pending_.end();
       for (auto q = pending_.begin(); q != pending_.end(); ++q) {
         if (opt_.deferTies && !itemsDone_ && tieOnlyLocked(*q)) continue;
@@ -857,6 +879,9 @@ class Engine {
   // do, and the states its runs used (in-flight ones at their budget).
   std::vector<std::set<int>> queues_;  // mu_
   std::vector<int64_t> used_;                          // mu_
+  // Per kernel count: the cheapest template's cost (its cheapest extents)
+  // and its item's configuration (scheduleKey).
+  std::vector<std::pair<double, int>> cheapestTemplate_;  // mu_
   int inFlight_ = 0;                                     // runs taken and not yet ended; mu_
   size_t finishedItems_ = 0;                             // mu_
   bool traceItems_ = false;                              // MIRAGE_TRACE_ITEMS: one line per run
