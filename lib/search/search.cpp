@@ -278,8 +278,8 @@ class Engine {
   // no kernel count waits for another's space to end, and takes from it
   // the run of the smallest key: the item order's key (pass + block of six
   // configurations; the pass alone for the configuration that made the
-  // cheapest template, scheduleKey) plus one for every 4 times its budget exceeds the
-  // first budget, the first in the item order among equals. So a pass
+  // cheapest template, scheduleKey) plus one for every 4 times its budget
+  // exceeds the first budget, the first in the item order among equals. So a pass
   // predicted large waits as if it were a later pass, and small items do
   // not wait behind it.
   //
@@ -619,10 +619,12 @@ class Engine {
     if (requireGuard_)
       for (size_t i = 0; i < best.size(); ++i) unguarded[i] = !guardsAllExps(best[i].graph);
     std::lock_guard lock(mu_);
-    if (!best.empty()) {
-      const Item& it = items_[static_cast<size_t>(item)];
-      auto& cheapest = cheapestTemplate_[static_cast<size_t>(it.kernels - 1)];
-      if (best.front().cost < cheapest.first) cheapest = {best.front().cost, it.config};
+    // The cheapest extents the guard rule keeps (best is cheapest first).
+    for (size_t i = 0; i < best.size(); ++i) {
+      if (unguarded[i]) continue;
+      auto& cheapest = cheapestTemplate_[static_cast<size_t>(items_[static_cast<size_t>(item)].kernels - 1)];
+      if (best[i].cost < cheapest.first) cheapest = {best[i].cost, items_[static_cast<size_t>(item)].config};
+      break;
     }
     for (size_t i = 0; i < best.size(); ++i) {
       ExtentChoice& ch = best[i];
@@ -704,7 +706,7 @@ class Engine {
       // dominators come before it in this order (as in fewest launches
       // first), and the cheapest verified first puts the most candidates
       // beyond the front's reach and lowers the bound of every plan
-      // soonest (docs/search.md, "Scheduling"). Of candidates equal in
+      // soonest (docs/search.md, "Verification"). Of candidates equal in
       // both, the first verified dominates the rest.
       auto order = [](const Pending& x) { return std::tie(x.cost, x.kernels, x.rank, x.item, x.seq); };
       auto it = pending_.end();
