@@ -257,21 +257,7 @@ class BodySearch {
       : ctx_(ctx), plan_(plan), cfg_(cfg), final_(final), kernelsLeft_(kernelsLeft),
         depth_(ctx.limits->maxBlockOps), discLeft_(discrepancies) {
     tiled_.assign(plan.tensors.size(), -1);
-    // Moves hold references into vals_ across the recursion: never reallocate.
-    // The guard's operators (maximum, scan, subtraction, weights) come on
-    // top of the budget.
-    size_t most = plan.tensors.size() + 8 * static_cast<size_t>(depth_) + 16;
-    vals_.reserve(most);
-    ops_.reserve(most);
     initCarriers();
-    initBound();
-    if (final_) {
-      present_.reserve(most);
-      for (const Tensor& t : plan_.tensors) {
-        tensorAtoms_ |= ctx_.neededAtomsOf(t.expr);
-        tensorClasses_ |= ctx_.classesOf(t.expr);
-      }
-    }
   }
 
   void run() {
@@ -288,6 +274,7 @@ class BodySearch {
         if (!a.split && static_cast<size_t>(a.label) < ctx_.labelSums.size() &&
             !ctx_.labelSums[static_cast<size_t>(a.label)].empty())
           return;
+    prepare();
     // A single kernel must read every input the outputs depend on: when one
     // of them cannot fit this configuration, no body can complete.
     if (final_ && plan_.kernels.empty())
@@ -302,6 +289,30 @@ class BodySearch {
   }
 
  private:
+  // What a search that gets past run()'s first refusals needs. Not done in
+  // the constructor: after a closed kernel every configuration of the
+  // next one is constructed, and almost all of them are refused at once
+  // or pruned at their root (LayerNorm+Linear: 1.3M searches constructed,
+  // 3,400 of which visit a state), where these tables' first slots alone
+  // were 32 KB to fill.
+  void prepare() {
+    // Moves hold references into vals_ across the recursion: never reallocate.
+    // The guard's operators (maximum, scan, subtraction, weights) come on
+    // top of the budget.
+    size_t most = plan_.tensors.size() + 8 * static_cast<size_t>(depth_) + 16;
+    vals_.reserve(most);
+    ops_.reserve(most);
+    outcomeSlots_.assign(kFirstOutcomeSlots, OutcomeSlot{});
+    initBound();
+    if (final_) {
+      present_.reserve(most);
+      for (const Tensor& t : plan_.tensors) {
+        tensorAtoms_ |= ctx_.neededAtomsOf(t.expr);
+        tensorClasses_ |= ctx_.classesOf(t.expr);
+      }
+    }
+  }
+
   Context& ctx_;
   Plan& plan_;
   const Config& cfg_;
@@ -1195,7 +1206,8 @@ class BodySearch {
     bool legal = false;
     bool pruned = false;
   };
-  std::vector<OutcomeSlot> outcomeSlots_ = std::vector<OutcomeSlot>(1024);
+  static constexpr size_t kFirstOutcomeSlots = 1024;  // a power of two (findSlot)
+  std::vector<OutcomeSlot> outcomeSlots_;             // prepare() makes the first slots
   std::vector<Outcome> outcomes_;
   BVal fresh_;  // makeCached's answer in the brute force
 

@@ -23,9 +23,13 @@ namespace mirage::search {
 
 class SeenStates {
  public:
+
   // Records that `state` is explored with this budget; false when an
   // earlier exploration covers it (then nothing is recorded).
   bool visit(uint64_t state, int opsLeft, int discLeft) {
+    // The first slots come with the first visit: most body searches are
+    // refused before they visit a state (body_search.cpp, prepare).
+    if (entries_.empty()) entries_.assign(kFirstSlots, Entry{});
     Entry& e = slot(state);
     const auto ops = static_cast<int16_t>(opsLeft), disc = static_cast<int16_t>(discLeft);
     if (e.ops[0] == kNone) {
@@ -61,7 +65,8 @@ class SeenStates {
     int16_t ops[2] = {kNone, kNone};  // ops[0] == kNone: an empty slot
     int16_t disc[2] = {0, 0};
   };
-  std::vector<Entry> entries_ = std::vector<Entry>(1024);
+  static constexpr size_t kFirstSlots = 1024;  // a power of two (slot)
+  std::vector<Entry> entries_;
   size_t count_ = 0;
 
   Entry& slot(uint64_t state) {
