@@ -291,10 +291,10 @@ class BodySearch {
  private:
   // What a search that gets past run()'s first refusals needs. Not done in
   // the constructor: after a closed kernel every configuration of the
-  // next one is constructed, and almost all of them are refused at once
-  // or pruned at their root (LayerNorm+Linear: 1.3M searches constructed,
-  // 3,400 of which visit a state), where these tables' first slots alone
-  // were 32 KB to fill.
+  // next one is constructed, and many are refused at once or pruned at
+  // their root, where these tables' first slots alone were 32 KB to fill
+  // (LayerNorm+Linear, before tryClose charged the saves: 1.3M searches
+  // constructed, 3,400 of which visited a state).
   void prepare() {
     // Moves hold references into vals_ across the recursion: never reallocate.
     // The guard's operators (maximum, scan, subtraction, weights) come on
@@ -356,17 +356,20 @@ class BodySearch {
   std::unordered_map<uint64_t, FloorPoints> wholeByTiles_;  // where the kept points ran out (FloorPointList)
   KernelFloor scratch_;  // reused: the floor of one state at one extent choice
   std::vector<double> elementsScratch_;  // reused: withOperators' block elements per value
-  // An intermediate kernel: the needed program inputs no closed kernel
-  // read, their bytes, and the outputs' bytes.
+  // An intermediate kernel: the needed program inputs and the closed
+  // kernels' results that no closed kernel read, their bytes, and the
+  // outputs' bytes.
   uint64_t unreadInputs_ = 0;
   std::vector<double> inputBytes_;
   double outputBytes_ = 0;
 
   // The kernels after an intermediate one whose tiles are `tiled`: a
-  // launch and two round trips each, and together they move the outputs
-  // and every needed input that neither a closed kernel nor this one read.
-  double futureFor(uint64_t tiled) const {
-    double bytes = outputBytes_;
+  // launch and two round trips each, and together they move the outputs,
+  // every needed input and every closed kernel's result that neither a
+  // closed kernel nor this one read, and `savedBytes` (this kernel's
+  // results, once it is closed: a later kernel reads each, tryComplete).
+  double futureFor(uint64_t tiled, double savedBytes = 0) const {
+    double bytes = outputBytes_ + savedBytes;
     const uint64_t left = unreadInputs_ & ~tiled;
     for (size_t t = 0; t < inputBytes_.size(); ++t)
       if (left & (uint64_t{1} << t)) bytes += inputBytes_[t];
@@ -400,6 +403,16 @@ class BodySearch {
     carriers_.erase(std::unique(carriers_.begin(), carriers_.end()), carriers_.end());
   }
 
+  // The bytes of one element of a tensor as it lies in memory: the
+  // program's type, or f32 where a kernel saved it so (restKey).
+  int savedBytes(const Tensor& t) const {
+    if (t.kernel >= 0) {
+      const KernelTemplate& k = plan_.kernels[static_cast<size_t>(t.kernel)];
+      if (static_cast<size_t>(t.index) < k.savedF32.size() && k.savedF32[static_cast<size_t>(t.index)]) return 4;
+    }
+    return ir::dtypeBytes(ctx_.program->dtype);
+  }
+
   void initBound() {
     canBound_ = ctx_.kernelFloor && ctx_.launchesFloor && plan_.tensors.size() < 64;
     bounding_ = canBound_ && ctx_.bestAtMost;
@@ -413,17 +426,19 @@ class BodySearch {
     if (!final_) {
       futureUs_ = ctx_.launchesFloor(kernelsLeft_ - 1, outputBytes);
       outputBytes_ = outputBytes;
-      // Inputs the outputs need that no closed kernel read: this kernel or
-      // a later one reads each (futureFor).
+      // Inputs the outputs need, and results of closed kernels, that no
+      // closed kernel read: this kernel or a later one reads each
+      // (futureFor; a plan with an unread result is never emitted,
+      // tryComplete).
       std::vector<char> read(plan_.tensors.size(), 0);
       for (const KernelTemplate& k : plan_.kernels)
         for (int t : k.args) read[static_cast<size_t>(t)] = 1;
       inputBytes_.assign(plan_.tensors.size(), 0);
       for (size_t t = 0; t < plan_.tensors.size(); ++t) {
         const Tensor& ten = plan_.tensors[t];
-        if (ten.kernel >= 0 || !ctx_.neededInput[static_cast<size_t>(ten.index)] || read[t]) continue;
+        if (read[t] || (ten.kernel < 0 && !ctx_.neededInput[static_cast<size_t>(ten.index)])) continue;
         unreadInputs_ |= uint64_t{1} << t;
-        inputBytes_[t] = static_cast<double>(ir::numElements(ten.shape)) * ir::dtypeBytes(g.dtype);
+        inputBytes_[t] = static_cast<double>(ir::numElements(ten.shape)) * savedBytes(ten);
       }
       return;
     }
@@ -2178,6 +2193,10 @@ class BodySearch {
     }
     done.kernels.push_back(std::move(k));
     if (canBound_) done.floorUs = ctx_.checkAncestorBounds ? ancestorsFloor() : stateFloor();
+    // Tests: the bounds the closed kernels had when they closed are checked
+    // against the cost too.
+    if (canBound_ && ctx_.checkAncestorBounds)
+      for (double b : ctx_.closeBounds) done.floorUs = std::max(done.floorUs, b);
     ++ctx_.stats.templates;
     ++ctx_.templatesEver;
     ctx_.emit(done);
@@ -2354,11 +2373,19 @@ class BodySearch {
           leastWithOperators(*kernelFloorPoints(ctx_, plan_, cfg_.grid, cfg_.loop, tiles, saves, partial), [&] {
             return kernelFloorPoints(ctx_, plan_, cfg_.grid, cfg_.loop, tiles, saves, partial, true);
           });
-      if (bounding_ && beatenHere(ctx_.closedFloorUs + futureFor(tileMask_))) {
+      // Each result is read by a later kernel (tryComplete emits no plan
+      // with an unread one): its bytes join the future's.
+      double savedBytes = 0;
+      for (size_t s = 0; s < infos.size(); ++s)
+        savedBytes += static_cast<double>(ir::numElements(infos[s].shape.toVector())) * (keepF32 ? 4 : bytes);
+      for (const SaveInfo& info : maxInfos) savedBytes += static_cast<double>(ir::numElements(info.shape.toVector())) * 4;
+      const double closeBound = ctx_.closedFloorUs + futureFor(tileMask_, savedBytes);
+      if (bounding_ && beatenHere(closeBound)) {
         ++ctx_.stats.prunedByBound;
         ctx_.closedFloorUs = closedBefore;
         return;
       }
+      if (ctx_.checkAncestorBounds) ctx_.closeBounds.push_back(closeBound);
     }
     int kernelIndex = static_cast<int>(plan_.kernels.size());
     size_t tensorsBefore = plan_.tensors.size();
@@ -2394,6 +2421,7 @@ class BodySearch {
     }
     plan_.kernels.push_back(std::move(k));
     searchRest();
+    if (canBound_ && ctx_.checkAncestorBounds) ctx_.closeBounds.pop_back();
     plan_.kernels.pop_back();
     if (usesPartial) plan_.partialAxis.pop_back();
     plan_.tensors.resize(tensorsBefore);

@@ -382,6 +382,9 @@ struct Context {
   // by body with the brute force.
   bool dedupStates = true;
   bool checkAncestorBounds = false;  // Options::checkAncestorBounds
+  // With checkAncestorBounds: the bound each closed kernel of the plan
+  // being built had when it closed (BodySearch::tryClose), innermost last.
+  std::vector<double> closeBounds;
   // Every completion of a plan of planKernels kernels with lower bound
   // `floor` is dominated strictly by a verified candidate: one with at
   // most as many launches is faster, or one with fewer is at least as
