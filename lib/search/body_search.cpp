@@ -2378,7 +2378,8 @@ class BodySearch {
       double savedBytes = 0;
       for (size_t s = 0; s < infos.size(); ++s)
         savedBytes += static_cast<double>(ir::numElements(infos[s].shape.toVector())) * (keepF32 ? 4 : bytes);
-      for (const SaveInfo& info : maxInfos) savedBytes += static_cast<double>(ir::numElements(info.shape.toVector())) * 4;
+      for (const SaveInfo& info : maxInfos)
+        savedBytes += static_cast<double>(ir::numElements(info.shape.toVector())) * 4;
       const double closeBound = ctx_.closedFloorUs + futureFor(tileMask_, savedBytes);
       if (bounding_ && beatenHere(closeBound)) {
         ++ctx_.stats.prunedByBound;

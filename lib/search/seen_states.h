@@ -23,7 +23,6 @@ namespace mirage::search {
 
 class SeenStates {
  public:
-
   // Records that `state` is explored with this budget; false when an
   // earlier exploration covers it (then nothing is recorded).
   bool visit(uint64_t state, int opsLeft, int discLeft) {
