@@ -403,15 +403,15 @@ class BodySearch {
     carriers_.erase(std::unique(carriers_.begin(), carriers_.end()), carriers_.end());
   }
 
-  // The bytes of one element of a tensor as it lies in memory: the
-  // program's type, or f32 where a kernel saved it so (restKey).
-  int savedBytes(const Tensor& t) const {
-    if (t.kernel >= 0) {
-      const KernelTemplate& k = plan_.kernels[static_cast<size_t>(t.kernel)];
-      if (static_cast<size_t>(t.index) < k.savedF32.size() && k.savedF32[static_cast<size_t>(t.index)]) return 4;
-    }
-    return ir::dtypeBytes(ctx_.program->dtype);
+  // Whether a closed kernel saved tensor t as f32 (not the program's type).
+  bool savedF32(const Tensor& t) const {
+    if (t.kernel < 0) return false;
+    const KernelTemplate& k = plan_.kernels[static_cast<size_t>(t.kernel)];
+    return static_cast<size_t>(t.index) < k.savedF32.size() && k.savedF32[static_cast<size_t>(t.index)];
   }
+
+  // The bytes of one element of a tensor as it lies in memory.
+  int savedBytes(const Tensor& t) const { return savedF32(t) ? 4 : ir::dtypeBytes(ctx_.program->dtype); }
 
   void initBound() {
     canBound_ = ctx_.kernelFloor && ctx_.launchesFloor && plan_.tensors.size() < 64;
@@ -2233,14 +2233,15 @@ class BodySearch {
   std::string restKey() const {
     MemoKey key;
     key.put('n').put(ctx_.planKernels).put(kernelsLeft_ - 1);
-    for (const Tensor& t : plan_.tensors) {
-      bool f32 = false;
-      if (t.kernel >= 0) {
-        const KernelTemplate& k = plan_.kernels[static_cast<size_t>(t.kernel)];
-        f32 = static_cast<size_t>(t.index) < k.savedF32.size() && k.savedF32[static_cast<size_t>(t.index)];
-      }
-      key.put('T').put(t.expr).put(t.kernel).put(t.index).put(t.maxTensor).put(f32).putAll(t.labels).putAll(t.shape);
-    }
+    for (const Tensor& t : plan_.tensors)
+      key.put('T')
+          .put(t.expr)
+          .put(t.kernel)
+          .put(t.index)
+          .put(t.maxTensor)
+          .put(savedF32(t))
+          .putAll(t.labels)
+          .putAll(t.shape);
     std::vector<char> read(plan_.tensors.size(), 0);
     for (const KernelTemplate& k : plan_.kernels)
       for (int a : k.args) read[static_cast<size_t>(a)] = 1;
@@ -2366,20 +2367,20 @@ class BodySearch {
     if (canBound_) {
       const int bytes = ir::dtypeBytes(ctx_.program->dtype);
       std::vector<FloorSave> saves;
-      for (size_t s = 0; s < infos.size(); ++s) saves.push_back({infos[s].labels.toVector(), keepF32 ? 4 : bytes});
-      for (const SaveInfo& info : maxInfos) saves.push_back({info.labels.toVector(), 4});
+      // Each result is also read by a later kernel (tryComplete emits no
+      // plan with an unread one): its bytes join the future's.
+      double savedBytes = 0;
+      auto save = [&](const SaveInfo& info, int elementBytes) {
+        saves.push_back({info.labels.toVector(), elementBytes});
+        savedBytes += static_cast<double>(ir::numElements(info.shape.toVector())) * elementBytes;
+      };
+      for (const SaveInfo& info : infos) save(info, keepF32 ? 4 : bytes);
+      for (const SaveInfo& info : maxInfos) save(info, 4);
       const std::vector<int> tiles = maskTensors(tileMask_);
       ctx_.closedFloorUs +=
           leastWithOperators(*kernelFloorPoints(ctx_, plan_, cfg_.grid, cfg_.loop, tiles, saves, partial), [&] {
             return kernelFloorPoints(ctx_, plan_, cfg_.grid, cfg_.loop, tiles, saves, partial, true);
           });
-      // Each result is read by a later kernel (tryComplete emits no plan
-      // with an unread one): its bytes join the future's.
-      double savedBytes = 0;
-      for (size_t s = 0; s < infos.size(); ++s)
-        savedBytes += static_cast<double>(ir::numElements(infos[s].shape.toVector())) * (keepF32 ? 4 : bytes);
-      for (const SaveInfo& info : maxInfos)
-        savedBytes += static_cast<double>(ir::numElements(info.shape.toVector())) * 4;
       const double closeBound = ctx_.closedFloorUs + futureFor(tileMask_, savedBytes);
       if (bounding_ && beatenHere(closeBound)) {
         ++ctx_.stats.prunedByBound;
