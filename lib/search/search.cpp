@@ -250,16 +250,41 @@ class Engine {
   // The item order within one kernel count: each block of six
   // configurations one pass behind the block before it.
   static int orderKey(const Item& it) { return it.depth + it.config / 6; }
-  // The schedule's key (takeRunLocked) is the item order's, except for the
-  // configuration that has made the cheapest template of its kernel count
-  // so far: its passes lose the block offset and come as early as the first
-  // configuration's, so the passes around the best plan yet run before the
-  // passes of configurations that made nothing as good (docs/search.md,
-  // "Scheduling", the cheapest configuration first). The item order itself,
-  // and with it what a complete run returns, does not change.
-  int scheduleKey(const Item& it) const {
-    if (cheapestTemplate_[static_cast<size_t>(it.kernels - 1)].second == it.config) return it.depth;
-    return orderKey(it);
+  // The schedule's key (takeRunLocked): the item order's, plus one for
+  // every 4 times the run's budget exceeds the first budget (whole steps,
+  // so that passes of about the same size keep the item order among
+  // them), so that a pass predicted large waits as if it were a later
+  // pass. Except for the next pass of the configuration that leads the
+  // front: its key is its pass alone, without the block offset or the
+  // budget's steps, so the pass around the best plan yet runs next,
+  // however large (docs/search.md, "Scheduling", the cheapest
+  // configuration first). The item order itself, and with it what a
+  // complete run returns, does not change.
+  int scheduleKey(int item, int64_t budget) const {
+    const Item& it = items_[static_cast<size_t>(item)];
+    if (leadsTheFront(item)) return it.depth;
+    return orderKey(it) + static_cast<int>(std::log2(static_cast<double>(budget) / kFirstBudget) / 2);
+  }
+
+  // The item's configuration made the cheapest template so far of any
+  // kernel count (of two as cheap, the one of fewer kernels), and the item
+  // is that configuration's next pass: the one before it has ended. A
+  // template that another kernel count beats is off the front, so nothing
+  // near it is likely to win (QKNorm+GQA's two-kernel templates of 44 µs
+  // against one kernel's 31 µs); the passes after the next wait their
+  // turn, so that the threads do not race ahead into passes each many
+  // times larger.
+  bool leadsTheFront(int item) const {
+    const Item& it = items_[static_cast<size_t>(item)];
+    const auto& cheapest = cheapestTemplate_[static_cast<size_t>(it.kernels - 1)];
+    if (cheapest.second != it.config) return false;
+    const int prev = previousPass_[static_cast<size_t>(item)];
+    if (prev >= 0 && !state_[static_cast<size_t>(prev)].finished) return false;
+    for (int k = 0; k < static_cast<int>(cheapestTemplate_.size()); ++k) {
+      const double other = cheapestTemplate_[static_cast<size_t>(k)].first;
+      if (k + 1 < it.kernels ? other <= cheapest.first : other < cheapest.first) return false;
+    }
+    return true;
   }
 
   // Per work item: how many runs it had (each cut by its budget but the
@@ -276,12 +301,12 @@ class Engine {
   // count. A free thread serves the kernel count that has used the fewest
   // states for its share (in-flight runs counted at their budget), so that
   // no kernel count waits for another's space to end, and takes from it
-  // the run of the smallest key: the item order's key (pass + block of six
-  // configurations; the pass alone for the configuration that made the
-  // cheapest template, scheduleKey) plus one for every 4 times its budget
-  // exceeds the first budget, the first in the item order among equals. So a pass
-  // predicted large waits as if it were a later pass, and small items do
-  // not wait behind it.
+  // the run of the smallest key (scheduleKey: the item order's key, pass +
+  // block of six configurations, plus one for every 4 times its budget
+  // exceeds the first budget; the pass alone for the next pass of the
+  // configuration that leads the front), the first in the item order
+  // among equals. So a pass predicted large waits as if it were a later
+  // pass, and small items do not wait behind it.
   //
   // Returns the item of the run taken, or -1 when there is none now
   // (`wait`: runs in flight may still put their items back).
@@ -298,10 +323,10 @@ class Engine {
     auto& q = queues_[static_cast<size_t>(lane)];
     auto best = q.end();
     int64_t bestBudget = 0;
-    double bestKey = 0;
+    int bestKey = 0;
     for (auto i = q.begin(); i != q.end(); ++i) {
       int64_t b = nextBudgetLocked(*i);
-      double key = scheduleKey(items_[static_cast<size_t>(*i)]) + std::log2(static_cast<double>(b) / kFirstBudget) / 2;
+      int key = scheduleKey(*i, b);
       if (best == q.end() || key < bestKey) best = i, bestBudget = b, bestKey = key;
     }
     int item = *best;
