@@ -251,19 +251,19 @@ class Engine {
   // configurations one pass behind the block before it.
   static int orderKey(const Item& it) { return it.depth + it.config / 6; }
   // The schedule's key (takeRunLocked): the item order's, plus one for
-  // every 4 times the run's budget exceeds the first budget (whole steps,
-  // so that passes of about the same size keep the item order among
-  // them), so that a pass predicted large waits as if it were a later
-  // pass. Except for the next pass of the configuration that leads the
-  // front: its key is its pass alone, without the block offset or the
-  // budget's steps, so the pass around the best plan yet runs next,
-  // however large (docs/search.md, "Scheduling", the cheapest
+  // every 4 times the run's budget exceeds the first budget, rounded to a
+  // whole step, so that a pass predicted large waits as if it were a
+  // later pass and passes of about the same predicted size keep the item
+  // order among them. Except for the next pass of the configuration that
+  // leads the front: its key is its pass alone, without the block offset
+  // or the budget's share, so the pass around the best plan yet runs
+  // next, however large (docs/search.md, "Scheduling", the cheapest
   // configuration first). The item order itself, and with it what a
   // complete run returns, does not change.
   int scheduleKey(int item, int64_t budget) const {
     const Item& it = items_[static_cast<size_t>(item)];
     if (leadsTheFront(item)) return it.depth;
-    return orderKey(it) + static_cast<int>(std::log2(static_cast<double>(budget) / kFirstBudget) / 2);
+    return orderKey(it) + static_cast<int>(std::lround(std::log2(static_cast<double>(budget) / kFirstBudget) / 2));
   }
 
   // The item's configuration made the cheapest template so far of any
@@ -303,7 +303,7 @@ class Engine {
   // no kernel count waits for another's space to end, and takes from it
   // the run of the smallest key (scheduleKey: the item order's key, pass +
   // block of six configurations, plus one for every 4 times its budget
-  // exceeds the first budget; the pass alone for the next pass of the
+  // exceeds the first budget, rounded; the pass alone for the next pass of the
   // configuration that leads the front), the first in the item order
   // among equals. So a pass predicted large waits as if it were a later
   // pass, and small items do not wait behind it.
