@@ -303,10 +303,10 @@ class Engine {
   // no kernel count waits for another's space to end, and takes from it
   // the run of the smallest key (scheduleKey: the item order's key, pass +
   // block of six configurations, plus one for every 4 times its budget
-  // exceeds the first budget, rounded; the pass alone for the next pass of the
-  // configuration that leads the front), the first in the item order
-  // among equals. So a pass predicted large waits as if it were a later
-  // pass, and small items do not wait behind it.
+  // exceeds the first budget, rounded; the pass alone for the next pass
+  // of the configuration that leads the front), the first in the item
+  // order among equals. So a pass predicted large waits as if it were a
+  // later pass, and small items do not wait behind it.
   //
   // Returns the item of the run taken, or -1 when there is none now
   // (`wait`: runs in flight may still put their items back).
