@@ -403,15 +403,9 @@ class BodySearch {
     carriers_.erase(std::unique(carriers_.begin(), carriers_.end()), carriers_.end());
   }
 
-  // Whether a closed kernel saved tensor t as f32 (not the program's type).
-  bool savedF32(const Tensor& t) const {
-    if (t.kernel < 0) return false;
-    const KernelTemplate& k = plan_.kernels[static_cast<size_t>(t.kernel)];
-    return static_cast<size_t>(t.index) < k.savedF32.size() && k.savedF32[static_cast<size_t>(t.index)];
-  }
-
-  // The bytes of one element of a tensor as it lies in memory.
-  int savedBytes(const Tensor& t) const { return savedF32(t) ? 4 : ir::dtypeBytes(ctx_.program->dtype); }
+  // The bytes of one element as it lies in memory: the program's type, or
+  // f32 where a kernel saves it so.
+  int elementBytes(bool f32) const { return ir::dtypeBytes(f32 ? ir::DType::F32 : ctx_.program->dtype); }
 
   void initBound() {
     canBound_ = ctx_.kernelFloor && ctx_.launchesFloor && plan_.tensors.size() < 64;
@@ -438,7 +432,7 @@ class BodySearch {
         const Tensor& ten = plan_.tensors[t];
         if (read[t] || (ten.kernel < 0 && !ctx_.neededInput[static_cast<size_t>(ten.index)])) continue;
         unreadInputs_ |= uint64_t{1} << t;
-        inputBytes_[t] = static_cast<double>(ir::numElements(ten.shape)) * savedBytes(ten);
+        inputBytes_[t] = static_cast<double>(ir::numElements(ten.shape)) * elementBytes(plan_.savedF32(ten));
       }
       return;
     }
@@ -2239,7 +2233,7 @@ class BodySearch {
           .put(t.kernel)
           .put(t.index)
           .put(t.maxTensor)
-          .put(savedF32(t))
+          .put(plan_.savedF32(t))
           .putAll(t.labels)
           .putAll(t.shape);
     std::vector<char> read(plan_.tensors.size(), 0);
@@ -2365,17 +2359,16 @@ class BodySearch {
     // joins the plan's, and the plan stops here if that is already too much.
     const double closedBefore = ctx_.closedFloorUs;
     if (canBound_) {
-      const int bytes = ir::dtypeBytes(ctx_.program->dtype);
       std::vector<FloorSave> saves;
       // Each result is also read by a later kernel (tryComplete emits no
       // plan with an unread one): its bytes join the future's.
       double savedBytes = 0;
-      auto save = [&](const SaveInfo& info, int elementBytes) {
-        saves.push_back({info.labels.toVector(), elementBytes});
-        savedBytes += static_cast<double>(ir::numElements(info.shape.toVector())) * elementBytes;
+      auto save = [&](const SaveInfo& info, int bytes) {
+        saves.push_back({info.labels.toVector(), bytes});
+        savedBytes += static_cast<double>(ir::numElements(info.shape.toVector())) * bytes;
       };
-      for (const SaveInfo& info : infos) save(info, keepF32 ? 4 : bytes);
-      for (const SaveInfo& info : maxInfos) save(info, 4);
+      for (const SaveInfo& info : infos) save(info, elementBytes(keepF32));
+      for (const SaveInfo& info : maxInfos) save(info, elementBytes(true));
       const std::vector<int> tiles = maskTensors(tileMask_);
       ctx_.closedFloorUs +=
           leastWithOperators(*kernelFloorPoints(ctx_, plan_, cfg_.grid, cfg_.loop, tiles, saves, partial), [&] {

@@ -127,7 +127,7 @@ std::string kernelKey(const ir::Graph& program, const ProgramLabels& labels, con
   for (size_t s = 0; s < kt.saved.size(); ++s)
     key.put('s')
         .put(kt.saved[s])
-        .put(s < kt.savedF32.size() ? static_cast<int>(kt.savedF32[s]) : 0)
+        .put(static_cast<int>(kt.resultF32(s)))
         .put(kt.savedOmap[s]);
   return std::move(key.bytes);
 }

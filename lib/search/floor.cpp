@@ -31,8 +31,7 @@ FloorTensor describeTensor(const Context& ctx, const Plan& plan, int t) {
       f.full.push_back(static_cast<double>(d));
     return f;
   }
-  const KernelTemplate& k = plan.kernels[static_cast<size_t>(ten.kernel)];
-  if (static_cast<size_t>(ten.index) < k.savedF32.size() && k.savedF32[static_cast<size_t>(ten.index)]) f.bytes = 4;
+  if (plan.savedF32(ten)) f.bytes = ir::dtypeBytes(ir::DType::F32);
   for (Label l : ten.labels)
     f.full.push_back(static_cast<double>(ctx.labels->extent.at(static_cast<size_t>(innerOf(l)))));
   return f;

@@ -120,7 +120,7 @@ std::string instantiate(const ir::Graph& program, const ProgramLabels& labels, c
       save.inputs = {bv[static_cast<size_t>(kt.saved[s])]};
       save.resultIndex = static_cast<int>(s);
       save.omap = kt.savedOmap[s];
-      save.saveF32 = s < kt.savedF32.size() && kt.savedF32[s];
+      save.saveF32 = kt.resultF32(s);
       ir::ValueId none;
       if (ir::Error e = ir::addOp(*body, std::move(save), &cfg, &none); !e.empty()) return e;
     }

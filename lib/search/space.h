@@ -101,6 +101,9 @@ struct KernelTemplate {
   std::vector<int> saved;  // body values saved, in result order
   std::vector<ir::DimMap> savedOmap;  // per saved value, grid axis -> result dim
   std::vector<char> savedF32;         // per saved value: save(..., dtype=f32)
+  // Whether result s is saved as f32 (not the program's type); results
+  // saved before savedF32 was filled in are not.
+  bool resultF32(size_t s) const { return s < savedF32.size() && savedF32[s]; }
 };
 
 // A μGraph template: the kernels in order and the tensors they see.
@@ -114,6 +117,10 @@ struct Plan {
   // A complete plan's lower bound (all its kernels, every operator), or 0
   // without one: search.cpp checks it against the cost of its extents.
   double floorUs = 0;
+  // Whether tensor t is a kernel's result saved as f32.
+  bool savedF32(const Tensor& t) const {
+    return t.kernel >= 0 && kernels[static_cast<size_t>(t.kernel)].resultF32(static_cast<size_t>(t.index));
+  }
 };
 
 // Extents of one instantiation: per kernel, blocks per grid axis and the
