@@ -1672,12 +1672,12 @@ class BodySearch {
   }
 
   bool pairGivesTerm(int i, int j, size_t upTo) {
-    ExprTable& ex = ctx_.exprs;
-    const ExprId a = vals_[static_cast<size_t>(i)].expr, b = vals_[static_cast<size_t>(j)].expr;
-    for (ir::OpKind k : ctx_.binaryKinds) {
-      // The expression first: most pairs give no program term.
-      if (ir::isElementwiseBinary(k) && !ctx_.preferred(ex.binary(k, a, b)) && !ctx_.preferred(ex.binary(k, b, a)))
-        continue;
+    // The expressions first: most pairs give no program term.
+    const uint32_t termKinds =
+        ctx_.pairTermKinds(vals_[static_cast<size_t>(i)].expr, vals_[static_cast<size_t>(j)].expr);
+    for (size_t n = 0; n < ctx_.binaryKinds.size(); ++n) {
+      const ir::OpKind k = ctx_.binaryKinds[n];
+      if (ir::isElementwiseBinary(k) && n < 32 && !(termKinds >> n & 1)) continue;
       BodyOp op;
       op.kind = k;
       op.in0 = i;
@@ -2493,6 +2493,34 @@ bool Context::preferred(ExprId e) {
   int8_t& m = preferredMemo[static_cast<size_t>(e)];
   if (m < 0) m = preferredSet.count(scaleFree(e)) > 0 ? 1 : 0;
   return m == 1;
+}
+
+uint32_t Context::pairTermKinds(ExprId a, ExprId b) {
+  if (a > b) std::swap(a, b);
+  // Ids are below 2^31: the key is never 0.
+  const uint64_t key = ((static_cast<uint64_t>(a) << 32) | static_cast<uint64_t>(b)) + 1;
+  auto find = [&](uint64_t k) {
+    const size_t mask = pairTermSlots.size() - 1;
+    size_t i = static_cast<size_t>(mix(k)) & mask;
+    while (pairTermSlots[i].key != 0 && pairTermSlots[i].key != k) i = (i + 1) & mask;
+    return i;
+  };
+  size_t i = find(key);
+  if (pairTermSlots[i].key == key) return pairTermSlots[i].kinds;
+  uint32_t kinds = 0;
+  for (size_t n = 0; n < binaryKinds.size() && n < 32; ++n) {
+    const ir::OpKind k = binaryKinds[n];
+    if (ir::isElementwiseBinary(k) && (preferred(exprs.binary(k, a, b)) || preferred(exprs.binary(k, b, a))))
+      kinds |= uint32_t{1} << n;
+  }
+  pairTermSlots[i] = {key, kinds};
+  if (2 * ++pairTermsUsed > pairTermSlots.size()) {
+    std::vector<PairTermSlot> old(pairTermSlots.size() * 2);
+    old.swap(pairTermSlots);
+    for (const PairTermSlot& e : old)
+      if (e.key != 0) pairTermSlots[find(e.key)] = e;
+  }
+  return kinds;
 }
 
 bool Context::ratioConsistent(ExprId e) {

@@ -509,6 +509,18 @@ struct Context {
   std::vector<ExprId> scaleFreeMemo;        // per ExprId: -1 unknown, else scaleFree()
   ExprId scaleFree(ExprId e);          // e divided by its first coefficient
   bool preferred(ExprId e);            // e is one of the program's own terms up to a constant
+  // Bit n set: binaryKinds[n], element-wise, of a and b in either order
+  // is one of the program's terms (preferred). BodySearch::pairGivesTerm
+  // asks this of nearly every pair of off-program values, and each answer
+  // made afresh costs up to four look-ups in the expression table per kind
+  // (and new expressions); a pair's answer here costs one probe.
+  uint32_t pairTermKinds(ExprId a, ExprId b);
+  struct PairTermSlot {
+    uint64_t key = 0;  // 0: empty
+    uint32_t kinds = 0;
+  };
+  std::vector<PairTermSlot> pairTermSlots = std::vector<PairTermSlot>(1024);
+  size_t pairTermsUsed = 0;
 };
 
 // Fills a context for the program: targets, fix arguments, operator kinds.

@@ -198,3 +198,45 @@ TEST_CASE("canonical order: every body of the brute force, whichever state first
     }
   }
 }
+
+TEST_CASE("pair terms: the cached answer is the expressions' own, in either order", "[order]") {
+  // Context::pairTermKinds answers from a table what pairGivesTerm used to
+  // compute for every pair: whether each element-wise binary kind of two
+  // values, in either order, is one of the program's terms.
+  std::optional<ir::Graph> g = parse::parseString(
+      "graph n { H = input f32[4, 8]\n X = input f32[4, 8]\n A = input f32[4, 8]\n"
+      " Y = add(X, mul(A, sub(div(H, sqrt(reduce_sum(square(H), dim=1))), X)))\n output Y }",
+      "pair.mg", std::cerr);
+  REQUIRE(g);
+  search::ProgramLabels labels = search::analyzeLabels(*g);
+  search::Limits limits;
+  search::Context ctx;
+  search::initContext(ctx, *g, labels, limits);
+  search::ExprTable& ex = ctx.exprs;
+  // The program's terms, the inputs, and values off them (products,
+  // quotients, a scaled term) that a body may hold.
+  std::vector<search::ExprId> values = ctx.programValues;
+  for (int i = 0; i < 3; ++i) values.push_back(ex.input(i));
+  const size_t terms = values.size();
+  for (size_t i = 0; i < terms; ++i)
+    for (size_t j = 0; j < terms; ++j) {
+      values.push_back(ex.mul(values[i], values[j]));
+      values.push_back(ex.div(values[i], values[j]));
+    }
+  values.push_back(ex.scale(ctx.targets[0], search::Rational(3)));
+  int termPairs = 0;
+  for (int round = 0; round < 2; ++round)  // the second round reads the table
+    for (search::ExprId a : values)
+      for (search::ExprId b : values) {
+        uint32_t expected = 0;
+        for (size_t n = 0; n < ctx.binaryKinds.size(); ++n) {
+          const ir::OpKind k = ctx.binaryKinds[n];
+          if (ir::isElementwiseBinary(k) && (ctx.preferred(ex.binary(k, a, b)) || ctx.preferred(ex.binary(k, b, a))))
+            expected |= uint32_t{1} << n;
+        }
+        REQUIRE(ctx.pairTermKinds(a, b) == expected);
+        REQUIRE(ctx.pairTermKinds(b, a) == expected);
+        if (round == 0 && expected) ++termPairs;
+      }
+  CHECK(termPairs > 0);
+}
