@@ -44,8 +44,8 @@ struct BVal {
   // before it gives one of the program's terms (readableAlone): -1 not
   // yet known.
   int8_t readsToTerm = -1;
-  bool termPairsKnown = false;  // termPairs below is computed
-  uint64_t termPairs = 0;       // BodySearch::termPairs
+  uint64_t termPairsKnown = 0;  // the bits of termPairs below computed so far
+  uint64_t termPairs = 0;       // BodySearch::termPair
   uint64_t sig = 0;
   // Guard mode: the scan (running maximum) the exps this in-loop value
   // depends on subtract, so that its accumulation rescales by it; -1 none,
@@ -1646,7 +1646,7 @@ class BodySearch {
     // Operands pushed after it, off the program's terms (a term's or a
     // tile's value is among the operands futureReaders tries).
     for (size_t j = static_cast<size_t>(i) + 1; j < vals_.size(); ++j)
-      if (offTermOperand(a, j) && (termPairs(static_cast<int>(j)) >> i & 1)) return true;
+      if (offTermOperand(a, j) && termPair(static_cast<int>(j), i)) return true;
     // With an operand still to come: a program term that no value of this
     // state equals (dfs does not recompute one, and values only add).
     const size_t rank = a.shape.size();
@@ -1734,23 +1734,24 @@ class BodySearch {
     // A fix scales and shifts the value to an exact argument (tryFixes).
     for (ExprId p : ctx_.fixArgs)
       if (ctx_.exprs.equalUpToScale(ctx_.exprs.splitConstant(p).first, a.expr)) return true;
-    return termPairs(i) != 0;
+    for (int j = 0; j <= i; ++j)
+      if (termPair(i, j)) return true;
+    return false;
   }
 
-  // Bit j set: a binary operator of value i and value j <= i, both off
-  // the program's terms, gives one (computed once per value: the values
-  // up to i stay while it does). From index 64 on, every bit.
-  uint64_t termPairs(int i) {
+  // A binary operator of value i and value j <= i, both off the program's
+  // terms, gives one. Each pair is decided once while value i is in the
+  // body (the values up to i stay while it does), and only when asked:
+  // most questions need one bit, or any bit. From index 64 on, always.
+  bool termPair(int i, int j) {
+    if (i >= 64) return true;
     BVal& a = vals_[static_cast<size_t>(i)];
-    if (a.termPairsKnown) return a.termPairs;
-    a.termPairsKnown = true;
-    a.termPairs = 0;
-    if (i >= 64) return a.termPairs = ~uint64_t{0};
-    for (int j = 0; j <= i; ++j)
-      if (offTermOperand(vals_[static_cast<size_t>(i)], static_cast<size_t>(j)) &&
-          pairGivesTerm(i, j, static_cast<size_t>(i)))
-        vals_[static_cast<size_t>(i)].termPairs |= uint64_t{1} << j;
-    return vals_[static_cast<size_t>(i)].termPairs;
+    const uint64_t bit = uint64_t{1} << j;
+    if (!(a.termPairsKnown & bit)) {
+      a.termPairsKnown |= bit;
+      if (offTermOperand(a, static_cast<size_t>(j)) && pairGivesTerm(i, j, static_cast<size_t>(i))) a.termPairs |= bit;
+    }
+    return (a.termPairs & bit) != 0;
   }
 
   // The program terms (scale-free) a binary operator makes of `e` and an
