@@ -2492,8 +2492,18 @@ bool Context::sumsProgramTerms(Label l, ExprId e, uint64_t summed) {
 bool Context::preferred(ExprId e) {
   if (static_cast<size_t>(e) >= preferredMemo.size()) preferredMemo.resize(exprs.size() + 1024, -1);
   int8_t& m = preferredMemo[static_cast<size_t>(e)];
-  if (m < 0) m = preferredSet.count(scaleFree(e)) > 0 ? 1 : 0;
+  if (m < 0) m = mayBePreferred(prints.of(exprs, e)) && preferredSet.count(scaleFree(e)) > 0 ? 1 : 0;
   return m == 1;
+}
+
+bool Context::mayBePreferred(const Print& p) {
+  if (!p.known) return true;
+  if (preferredPrints.size() != preferredSet.size()) {
+    preferredPrints.clear();
+    for (ExprId t : preferredSet) preferredPrints.push_back(prints.of(exprs, t));
+  }
+  return std::any_of(preferredPrints.begin(), preferredPrints.end(),
+                     [&](const Print& t) { return ExprPrints::mayBeProportional(p, t); });
 }
 
 uint32_t Context::pairTermKinds(ExprId a, ExprId b) {
@@ -2509,10 +2519,27 @@ uint32_t Context::pairTermKinds(ExprId a, ExprId b) {
   size_t i = find(key);
   if (pairTermSlots[i].key == key) return pairTermSlots[i].kinds;
   uint32_t kinds = 0;
+  const Print pa = prints.of(exprs, a), pb = prints.of(exprs, b);
   for (size_t n = 0; n < binaryKinds.size() && n < 32; ++n) {
     const ir::OpKind k = binaryKinds[n];
-    if (ir::isElementwiseBinary(k) && (preferred(exprs.binary(k, a, b)) || preferred(exprs.binary(k, b, a))))
-      kinds |= uint32_t{1} << n;
+    if (!ir::isElementwiseBinary(k)) continue;
+    // The prints first (b - a is a - b negated, a·b commutes): most pairs
+    // give no program term, and then no result need be built.
+    bool may = true;
+    switch (k) {
+      case ir::OpKind::Add: may = mayBePreferred(ExprPrints::add(pa, pb)); break;
+      case ir::OpKind::Sub: may = mayBePreferred(ExprPrints::sub(pa, pb)); break;
+      case ir::OpKind::Mul: may = mayBePreferred(ExprPrints::mul(pa, pb)); break;
+      case ir::OpKind::Div:
+        may = mayBePreferred(ExprPrints::mul(pa, prints.inverseOf(exprs, b))) ||
+              mayBePreferred(ExprPrints::mul(pb, prints.inverseOf(exprs, a)));
+        break;
+      case ir::OpKind::Maximum:  // makes atoms of its own: built below
+      case ir::OpKind::Minimum:
+        break;
+      MIRAGE_CASES_NOT_BINARY break;  // not element-wise binary: skipped above
+    }
+    if (may && (preferred(exprs.binary(k, a, b)) || preferred(exprs.binary(k, b, a)))) kinds |= uint32_t{1} << n;
   }
   pairTermSlots[i] = {key, kinds};
   if (2 * ++pairTermsUsed > pairTermSlots.size()) {

@@ -22,6 +22,7 @@
 #include "mirage/ir/graph.h"
 #include "mirage/search/expr.h"
 #include "mirage/search/search.h"
+#include "expr_prints.h"
 #include "small_vec.h"
 
 namespace mirage::search {
@@ -509,6 +510,13 @@ struct Context {
   std::vector<ExprId> scaleFreeMemo;        // per ExprId: -1 unknown, else scaleFree()
   ExprId scaleFree(ExprId e);          // e divided by its first coefficient
   bool preferred(ExprId e);            // e is one of the program's own terms up to a constant
+  // Prints of expressions (expr_prints.h), and of preferredSet's members:
+  // an expression whose print is proportional to none of them is not
+  // preferred, which preferred() and pairTermKinds learn without building
+  // a scale-free form or an operator's result.
+  ExprPrints prints;
+  std::vector<Print> preferredPrints;  // made on first use, from preferredSet
+  bool mayBePreferred(const Print& p);
   // Bit n set: binaryKinds[n], element-wise, of a and b in either order
   // is one of the program's terms (preferred). BodySearch::pairGivesTerm
   // asks this of nearly every pair of off-program values, and each answer
