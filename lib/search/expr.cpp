@@ -356,11 +356,14 @@ ExprId ExprTable::binary(ir::OpKind kind, ExprId a, ExprId b) {
 }
 
 ExprId ExprTable::max(ExprId a, int64_t extent) {
-  Monomial m;
-  m.factors.push_back(
-      {internAtom(Atom{AtomKind::Func, static_cast<int32_t>(ir::OpKind::ReduceMax), extent, a}),
-       Rational(1)});
-  return fromMonomial(std::move(m));
+  // Memoized like the other operations: the dead-end check asks for the
+  // maximum of nearly every value it looks at (BodySearch::readableAlone).
+  return memo(8, a, 0, extent, [&] {
+    Monomial m;
+    m.factors.push_back(
+        {internAtom(Atom{AtomKind::Func, static_cast<int32_t>(ir::OpKind::ReduceMax), extent, a}), Rational(1)});
+    return fromMonomial(std::move(m));
+  });
 }
 
 bool ExprTable::equalUpToScale(ExprId e, ExprId t, Rational* ratio) const {
