@@ -116,29 +116,21 @@ Print ExprPrints::inverseOf(ExprTable& exprs, ExprId e) {
   return of(exprs, inverse_[static_cast<size_t>(e)]);
 }
 
-Print ExprPrints::add(const Print& a, const Print& b) {
+namespace {
+// Both points' values combined by `op`; unknown where either is.
+template <typename Op>
+Print combine(const Print& a, const Print& b, Op op) {
   Print r;
   r.known = a.known && b.known;
   if (r.known)
-    for (int k = 0; k < 2; ++k) r.v[k] = addMod(a.v[k], b.v[k]);
+    for (int k = 0; k < 2; ++k) r.v[k] = op(a.v[k], b.v[k]);
   return r;
 }
+}  // namespace
 
-Print ExprPrints::sub(const Print& a, const Print& b) {
-  Print r;
-  r.known = a.known && b.known;
-  if (r.known)
-    for (int k = 0; k < 2; ++k) r.v[k] = subMod(a.v[k], b.v[k]);
-  return r;
-}
-
-Print ExprPrints::mul(const Print& a, const Print& b) {
-  Print r;
-  r.known = a.known && b.known;
-  if (r.known)
-    for (int k = 0; k < 2; ++k) r.v[k] = mulMod(a.v[k], b.v[k]);
-  return r;
-}
+Print ExprPrints::add(const Print& a, const Print& b) { return combine(a, b, addMod); }
+Print ExprPrints::sub(const Print& a, const Print& b) { return combine(a, b, subMod); }
+Print ExprPrints::mul(const Print& a, const Print& b) { return combine(a, b, mulMod); }
 
 bool ExprPrints::mayBeProportional(const Print& a, const Print& b) {
   if (!a.known || !b.known) return true;
