@@ -2482,10 +2482,10 @@ bool Context::sumsProgramTerms(Label l, ExprId e, uint64_t summed) {
   const std::unordered_set<uint64_t>& terms = labelSumTerms[static_cast<size_t>(l)];
   if (terms.empty() || (summed & (uint64_t{1} | (uint64_t{1} << l)))) return true;
   const uint64_t key = static_cast<uint64_t>(e) * 64 + static_cast<uint64_t>(l);
-  if (auto it = sumTermsMemo.find(key); it != sumTermsMemo.end()) return it->second;
+  if (const bool* known = sumTermsMemo.find(key)) return *known;
   bool ok = true;
   for (const Monomial& m : exprs.poly(e).terms) ok = ok && terms.count(monomialOver(m, l)) > 0;
-  sumTermsMemo.emplace(key, ok);
+  sumTermsMemo.put(key, ok);
   return ok;
 }
 
@@ -2508,16 +2508,8 @@ bool Context::mayBePreferred(const Print& p) {
 
 uint32_t Context::pairTermKinds(ExprId a, ExprId b) {
   if (a > b) std::swap(a, b);
-  // Ids are below 2^31: the key is never 0.
-  const uint64_t key = ((static_cast<uint64_t>(a) << 32) | static_cast<uint64_t>(b)) + 1;
-  auto find = [&](uint64_t k) {
-    const size_t mask = pairTermSlots.size() - 1;
-    size_t i = static_cast<size_t>(mix(k)) & mask;
-    while (pairTermSlots[i].key != 0 && pairTermSlots[i].key != k) i = (i + 1) & mask;
-    return i;
-  };
-  size_t i = find(key);
-  if (pairTermSlots[i].key == key) return pairTermSlots[i].kinds;
+  const uint64_t key = (static_cast<uint64_t>(a) << 32) | static_cast<uint64_t>(b);
+  if (const uint32_t* known = pairTerms.find(key)) return *known;
   uint32_t kinds = 0;
   const Print pa = prints.of(exprs, a), pb = prints.of(exprs, b);
   for (size_t n = 0; n < binaryKinds.size() && n < 32; ++n) {
@@ -2541,13 +2533,7 @@ uint32_t Context::pairTermKinds(ExprId a, ExprId b) {
     }
     if (may && (preferred(exprs.binary(k, a, b)) || preferred(exprs.binary(k, b, a)))) kinds |= uint32_t{1} << n;
   }
-  pairTermSlots[i] = {key, kinds};
-  if (2 * ++pairTermsUsed > pairTermSlots.size()) {
-    std::vector<PairTermSlot> old(pairTermSlots.size() * 2);
-    old.swap(pairTermSlots);
-    for (const PairTermSlot& e : old)
-      if (e.key != 0) pairTermSlots[find(e.key)] = e;
-  }
+  pairTerms.put(key, kinds);
   return kinds;
 }
 

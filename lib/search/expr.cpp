@@ -445,7 +445,7 @@ bool ExprTable::inAtomArgument(ExprId e, ExprId t, bool (ExprTable::*test)(ExprI
 
 bool ExprTable::isSubexpr(ExprId e, ExprId t) {
   uint64_t memoKey = (static_cast<uint64_t>(static_cast<uint32_t>(e)) << 32) | static_cast<uint32_t>(t);
-  if (auto it = subexprMemo_.find(memoKey); it != subexprMemo_.end()) return it->second;
+  if (const bool* known = subexprMemo_.find(memoKey)) return *known;
   bool result = false;
   const Poly& pe = poly(e);
   const Poly& pt = poly(t);
@@ -461,17 +461,17 @@ bool ExprTable::isSubexpr(ExprId e, ExprId t) {
     result = isCofactoredSubsum(pe, pt, false);
   }
   if (!result) result = inAtomArgument(e, t, &ExprTable::isSubexpr);
-  subexprMemo_.emplace(memoKey, result);
+  subexprMemo_.put(memoKey, result);
   return result;
 }
 
 bool ExprTable::isRatioSubsum(ExprId e, ExprId t) {
   uint64_t memoKey = (static_cast<uint64_t>(static_cast<uint32_t>(e)) << 32) | static_cast<uint32_t>(t);
-  if (auto it = ratioMemo_.find(memoKey); it != ratioMemo_.end()) return it->second;
+  if (const bool* known = ratioMemo_.find(memoKey)) return *known;
   const Poly& pe = poly(e);
   bool result = pe.terms.size() <= 1 || e == t || equalUpToScale(e, t) ||
                 isCofactoredSubsum(pe, poly(t), true) || inAtomArgument(e, t, &ExprTable::isRatioSubsum);
-  ratioMemo_.emplace(memoKey, result);
+  ratioMemo_.put(memoKey, result);
   return result;
 }
 

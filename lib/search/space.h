@@ -477,7 +477,7 @@ struct Context {
   // each: monomialOver); empty for a label nothing sums over, and for
   // every label of a program with layout operators or custom kernels.
   std::vector<std::unordered_set<uint64_t>> labelSumTerms;
-  std::unordered_map<uint64_t, bool> sumTermsMemo;
+  FlatMemo<bool> sumTermsMemo;
   uint64_t monomialOver(const Monomial& m, Label l) const;
   // A sum over l of an expression summed over none of the labels `summed`
   // names (BodySearch's BVal::summed; bit 0: it holds a tile of a kernel
@@ -523,12 +523,7 @@ struct Context {
   // made afresh costs up to four look-ups in the expression table per kind
   // (and new expressions); a pair's answer here costs one probe.
   uint32_t pairTermKinds(ExprId a, ExprId b);
-  struct PairTermSlot {
-    uint64_t key = 0;  // 0: empty
-    uint32_t kinds = 0;
-  };
-  std::vector<PairTermSlot> pairTermSlots = std::vector<PairTermSlot>(1024);
-  size_t pairTermsUsed = 0;
+  FlatMemo<uint32_t> pairTerms;  // by the pair of expression ids, smaller first
 };
 
 // Fills a context for the program: targets, fix arguments, operator kinds.

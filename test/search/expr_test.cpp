@@ -2,7 +2,10 @@
 // test accepts what an output can contain and rejects what it cannot.
 #include <catch2/catch.hpp>
 
+#include <unordered_map>
+
 #include "mirage/search/expr.h"
+#include "mirage/search/flat_memo.h"
 
 using mirage::ir::OpKind;
 using mirage::search::ExprTable;
@@ -155,4 +158,26 @@ TEST_CASE("ratio sub-sums: a sum occurs with its coefficients in the ratios of t
   auto w = ex.add(ex.add(x, quarter(y)), ex.scale(z, Rational(3)));
   CHECK(ex.isRatioSubsum(ex.add(ex.scale(y, Rational(1, 12)), z), w));
   CHECK_FALSE(ex.isRatioSubsum(ex.add(y, z), w));
+}
+
+TEST_CASE("flat memo: the values put, through growth; the largest key is never kept", "[expr]") {
+  mirage::search::FlatMemo<uint32_t> memo;
+  std::unordered_map<uint64_t, uint32_t> expected;
+  uint64_t x = 12345;
+  for (int i = 0; i < 20000; ++i) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    const uint64_t key = i % 3 == 0 ? static_cast<uint64_t>(i) : x;  // small keys and scattered ones, 0 among them
+    memo.put(key, static_cast<uint32_t>(i));
+    expected[key] = static_cast<uint32_t>(i);
+  }
+  for (const auto& [key, value] : expected) {
+    const uint32_t* found = memo.find(key);
+    REQUIRE(found);
+    CHECK(*found == value);
+  }
+  CHECK(memo.find(7777777777ull) == nullptr);
+  memo.put(~uint64_t{0}, 5);
+  CHECK(memo.find(~uint64_t{0}) == nullptr);
+  memo.clear();
+  CHECK(memo.find(0) == nullptr);
 }

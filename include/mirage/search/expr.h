@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "mirage/ir/graph.h"
+#include "mirage/search/flat_memo.h"
 
 namespace mirage::search {
 
@@ -143,8 +144,8 @@ class ExprTable {
   std::vector<std::pair<ExprId, Rational>> splitMemo_;
   std::vector<Atom> atoms_;
   std::map<Atom, AtomId> atomIndex_;
-  std::unordered_map<uint64_t, bool> subexprMemo_;
-  std::unordered_map<uint64_t, bool> ratioMemo_;
+  FlatMemo<bool> subexprMemo_;
+  FlatMemo<bool> ratioMemo_;
   // Results of the public operations, so that the search's repeated
   // questions cost one hash lookup.
   struct OpKey {
