@@ -9,7 +9,7 @@
 #include <unordered_map>
 
 #include "mirage/search/guard.h"
-#include "mix.h"
+#include "mirage/search/mix.h"
 #include "move_memo.h"
 #include "seen_states.h"
 #include "space.h"

@@ -2,9 +2,7 @@
 
 #include "expr_prints.h"
 
-#include <cstdlib>
-
-#include "mix.h"
+#include "mirage/search/mix.h"
 
 namespace mirage::search {
 namespace {
@@ -83,8 +81,8 @@ Print ExprPrints::of(ExprTable& exprs, ExprId e) {
   p.known = true;
   for (const Monomial& m : exprs.poly(e).terms) {
     const Rational c = m.coeff;
-    if (c.num >= kExact || c.num <= -kExact || c.den >= kExact || m.degree >= kExact || m.degree < 1 ||
-        c.den % static_cast<int64_t>(kP) == 0) {
+    // (A denominator below kExact is never a multiple of the modulus.)
+    if (c.num >= kExact || c.num <= -kExact || c.den >= kExact || m.degree >= kExact || m.degree < 1) {
       p.known = false;
       break;
     }
@@ -109,11 +107,8 @@ Print ExprPrints::of(ExprTable& exprs, ExprId e) {
 Print ExprPrints::inverseOf(ExprTable& exprs, ExprId e) {
   const size_t i = static_cast<size_t>(e);
   if (i >= inverse_.size()) inverse_.resize(i + 1024, -1);
-  if (inverse_[i] < 0) {
-    const ExprId inv = exprs.div(exprs.constant(Rational(1)), e);
-    inverse_[static_cast<size_t>(e)] = inv;  // the table may have grown: index again
-  }
-  return of(exprs, inverse_[static_cast<size_t>(e)]);
+  if (inverse_[i] < 0) inverse_[i] = exprs.div(exprs.constant(Rational(1)), e);
+  return of(exprs, inverse_[i]);
 }
 
 namespace {

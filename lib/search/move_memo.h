@@ -19,7 +19,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "mix.h"
+#include "mirage/search/mix.h"
 #include "space.h"
 
 namespace mirage::search {

@@ -17,7 +17,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "mix.h"
+#include "mirage/search/mix.h"
 
 namespace mirage::search {
 

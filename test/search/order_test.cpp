@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "mirage/parse/parser.h"
+#include "analysis.h"
 #include "space.h"
 
 using namespace mirage;
@@ -203,15 +204,10 @@ TEST_CASE("pair terms: the cached answer is the expressions' own, in either orde
   // Context::pairTermKinds answers from a table what pairGivesTerm used to
   // compute for every pair: whether each element-wise binary kind of two
   // values, in either order, is one of the program's terms.
-  std::optional<ir::Graph> g = parse::parseString(
+  auto a = test::analyze(
       "graph n { H = input f32[4, 8]\n X = input f32[4, 8]\n A = input f32[4, 8]\n"
-      " Y = add(X, mul(A, sub(div(H, sqrt(reduce_sum(square(H), dim=1))), X)))\n output Y }",
-      "pair.mg", std::cerr);
-  REQUIRE(g);
-  search::ProgramLabels labels = search::analyzeLabels(*g);
-  search::Limits limits;
-  search::Context ctx;
-  search::initContext(ctx, *g, labels, limits);
+      " Y = add(X, mul(A, sub(div(H, sqrt(reduce_sum(square(H), dim=1))), X)))\n output Y }");
+  search::Context& ctx = a->ctx;
   search::ExprTable& ex = ctx.exprs;
   // The program's terms, the inputs, and values off them (products,
   // quotients, a scaled term) that a body may hold.

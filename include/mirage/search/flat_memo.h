@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "mirage/search/mix.h"
+
 namespace mirage::search {
 
 template <typename V>
@@ -36,14 +38,9 @@ class FlatMemo {
     uint64_t key = 0;  // the key plus one; 0: empty (a key of 2^64 - 1 is never kept: only a miss)
     V value{};
   };
-  static uint64_t spread(uint64_t x) {  // splitmix64's finalizer
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-  }
   size_t slotOf(uint64_t stored) const {
     const size_t mask = slots_.size() - 1;
-    size_t i = static_cast<size_t>(spread(stored)) & mask;
+    size_t i = static_cast<size_t>(mix(stored)) & mask;
     while (slots_[i].key != 0 && slots_[i].key != stored) i = (i + 1) & mask;
     return i;
   }

@@ -1,5 +1,6 @@
 // The search's 64-bit hash finalizer (splitmix64): signatures of body
-// values, keys of move outcomes, slots of its open-addressed tables.
+// values, keys of move outcomes, slots of its open-addressed tables
+// (FlatMemo's among them, which the public expression table holds).
 #pragma once
 
 #include <cstdint>
