@@ -306,11 +306,28 @@ class BodySearch {
     initBound();
     if (final_) {
       present_.reserve(most);
+      presentSums_.reserve(most);
       for (const Tensor& t : plan_.tensors) {
         tensorAtoms_ |= ctx_.neededAtomsOf(t.expr);
         tensorClasses_ |= ctx_.classesOf(t.expr);
+        tensorSums_ |= ctx_.sumsPresentOf(t.expr);
       }
+      chargesSums_ = chargesSumsHere();
     }
+  }
+
+  // Whether the argument of sumsStillToMake holds in this kernel: the
+  // last, without a for-loop or a grid axis that splits a reduction (whose
+  // sums cover a part of a label), with tensors whose every monomial has
+  // degree 1 (a tile of a sum from an earlier kernel carries no record of
+  // the sum, BVal::summed, so a product of it would not be refused).
+  bool chargesSumsHere() const {
+    if (!ctx_.chargeSums || !ctx_.pruneUnreachable || ctx_.sumNeeds.empty() || cfg_.loop != kUnit) return false;
+    if (std::any_of(cfg_.grid.begin(), cfg_.grid.end(), [](const GridAxis& a) { return a.split; })) return false;
+    for (const Tensor& t : plan_.tensors)
+      for (const Monomial& m : ctx_.exprs.poly(t.expr).terms)
+        if (m.degree != 1) return false;
+    return true;
   }
 
   Context& ctx_;
@@ -330,6 +347,11 @@ class BodySearch {
   // it have: what a completion of this state no longer needs to build.
   uint64_t tensorAtoms_ = 0, tensorClasses_ = 0;
   std::vector<std::pair<uint64_t, uint64_t>> present_;
+  // Context::sumsPresentOf of the tensors, and per body value of it and
+  // the values before it; whether sumsStillToMake applies here.
+  uint64_t tensorSums_ = 0;
+  std::vector<uint64_t> presentSums_;
+  bool chargesSums_ = false;
   SeenStates seen_;  // states explored, with their budgets (seen_states.h)
 
   // ---- branch and bound (docs/search.md, "Bounds") ----
@@ -819,8 +841,48 @@ class BodySearch {
     // (missingOutputElements): the larger of the two, not their sum.
     double operand = 0;
     const double writes = missingOutputElements(p, &operand);
-    f.blockSmemBytes += (std::max(unreadTileElements(p, elems), operand) + writes) * bytes;
+    const double unread = unreadTileElements(p, elems);
+    f.blockSmemBytes += std::max(std::max(unread, operand) + writes, sumsStillToMake(p, unread, operand, writes)) * bytes;
     return ctx_.kernelFloor(f);
+  }
+
+  // Sums still to make (docs/search.md, "Bounds"): the reads and writes of
+  // shared memory that operators still to come must make, at least, with
+  // `unread`, `operand` and `writes` as withOperators charges them, where
+  // some needed atom's argument lacks a monomial that only a sum over
+  // label l makes (Context::sumNeeds) and no value has yet. Then a sum
+  // over l is still to come (reading a value with l: one row of l), and
+  // where no value has the monomial it would sum (degree 1, the same
+  // factors over l), an operator still to come writes one (it has l) from
+  // an operand that has l. Those operators come before the atom, so
+  // before every output that holds it: distinct from the outputs'
+  // operators where every output still missing holds the atom. The sum's
+  // read of a value that is new is no read of a value the state has.
+  // 0 where none applies.
+  double sumsStillToMake(const FloorPoint& p, double unread, double operand, double writes) const {
+    if (!chargesSums_) return 0;
+    auto [atoms, classes] = present_.empty() ? std::make_pair(tensorAtoms_, tensorClasses_) : present_.back();
+    const uint64_t sums = presentSums_.empty() ? tensorSums_ : presentSums_.back();
+    const uint64_t missingAtoms = ~atoms & ((uint64_t{1} << ctx_.neededAtoms.size()) - 1);
+    double most = 0;
+    for (size_t i = 0; i < ctx_.sumNeeds.size(); ++i) {
+      const Context::SumNeed& n = ctx_.sumNeeds[i];
+      if (sums & (uint64_t{1} << (2 * i))) continue;
+      if (classes & (uint64_t{1} << n.cls)) continue;
+      const uint64_t atomsOfArg = ctx_.classNeededWhile[static_cast<size_t>(n.cls)] & missingAtoms;
+      if (atomsOfArg == 0) continue;
+      bool outputsAfter = true;
+      for (int c = 0; c < ctx_.targetClasses && c < 63; ++c)
+        if (!(classes & (uint64_t{1} << c)) && !(ctx_.classAtoms[static_cast<size_t>(c)] & atomsOfArg)) outputsAfter = false;
+      if (!outputsAfter) continue;
+      BVal one;
+      one.labels.assign(1, n.label);
+      const double row = blockElements(one, p);
+      const bool summandMissing = !(sums & (uint64_t{1} << (2 * i + 1)));
+      most = std::max(most, summandMissing ? std::max(unread, operand + row) + row + writes + row
+                                           : std::max(unread, operand + row) + writes);
+    }
+    return most;
   }
 
   // Explores the state just pushed unless it was explored with at least as
@@ -1167,6 +1229,8 @@ class BodySearch {
     if (final_) {
       auto [atoms, classes] = present_.empty() ? std::make_pair(tensorAtoms_, tensorClasses_) : present_.back();
       present_.push_back({atoms | ctx_.neededAtomsOf(v.expr), classes | ctx_.classesOf(v.expr)});
+      if (chargesSums_)
+        presentSums_.push_back((presentSums_.empty() ? tensorSums_ : presentSums_.back()) | ctx_.sumsPresentOf(v.expr));
     }
     ops_.push_back(op);
     vals_.push_back(std::move(v));
@@ -1183,6 +1247,7 @@ class BodySearch {
     }
     stateHash_ -= mix(vals_.back().sig);
     if (final_) present_.pop_back();
+    if (chargesSums_) presentSums_.pop_back();
     ops_.pop_back();
     vals_.pop_back();
     stamps_.pop_back();
@@ -2823,7 +2888,68 @@ void forEachFactorBelow(const ExprTable& exprs, const std::vector<ExprId>& roots
   }
 }
 
+// The one label a sum of `degree` elements can run over, or kUnit: a
+// label the program reduces over with exactly that extent, where no other
+// label it reduces over has an extent (above 1) that divides the degree,
+// so that no product of other sums, nor a sum over another label, makes
+// a monomial of that degree.
+Label onlySumLabel(const ProgramLabels& labels, int64_t degree) {
+  Label found = kUnit;
+  for (size_t l = 1; l < labels.reduced.size(); ++l) {
+    if (!labels.reduced[l] || labels.extent[l] <= 1) continue;
+    if (labels.extent[l] == degree && found == kUnit && l < 64) {
+      found = static_cast<Label>(l);
+      continue;
+    }
+    if (degree % labels.extent[l] == 0) return kUnit;
+  }
+  return found;
+}
+
+// Context::sumNeeds. The argument (docs/search.md, "Sums still to make")
+// follows monomials back through the operators a body may use; it needs
+// the refusal of products across sums without exceptions, no contraction
+// (whose monomials are products of two operands') and no guard (whose
+// composite moves push values of their own).
+void collectSumNeeds(Context& ctx, const ProgramLabels& labels) {
+  ctx.sumNeeds.clear();
+  ctx.sumsPresentMemo.clear();
+  ctx.classAtoms.clear();
+  for (int c = 0; c < ctx.targetClasses; ++c)
+    ctx.classAtoms.push_back(ctx.neededAtomsOf(ctx.classExprs[static_cast<size_t>(c)]));
+  if (ctx.guard || ctx.productsAcrossSums != 0 ||
+      std::find(ctx.binaryKinds.begin(), ctx.binaryKinds.end(), ir::OpKind::Matmul) != ctx.binaryKinds.end())
+    return;
+  for (size_t c = static_cast<size_t>(ctx.targetClasses); c < ctx.classExprs.size() && c < 63; ++c)
+    for (const Monomial& m : ctx.exprs.poly(ctx.classExprs[c]).terms) {
+      if (m.degree <= 1) continue;
+      const Label l = onlySumLabel(labels, m.degree);
+      if (l == kUnit) continue;
+      const Context::SumNeed need{static_cast<int>(c), l, m.degree, ctx.monomialOver(m, l)};
+      const bool known = std::any_of(ctx.sumNeeds.begin(), ctx.sumNeeds.end(), [&](const Context::SumNeed& n) {
+        return n.cls == need.cls && n.label == need.label && n.degree == need.degree && n.key == need.key;
+      });
+      if (!known && ctx.sumNeeds.size() < 31) ctx.sumNeeds.push_back(need);
+    }
+}
+
 }  // namespace
+
+uint64_t Context::sumsPresentOf(ExprId e) {
+  constexpr uint64_t kDone = uint64_t{1} << 63;
+  if (static_cast<size_t>(e) >= sumsPresentMemo.size()) sumsPresentMemo.resize(exprs.size() + 1024, 0);
+  if (sumsPresentMemo[static_cast<size_t>(e)] & kDone) return sumsPresentMemo[static_cast<size_t>(e)] & ~kDone;
+  uint64_t bits = 0;
+  for (const Monomial& m : exprs.poly(e).terms)
+    for (size_t i = 0; i < sumNeeds.size(); ++i) {
+      const SumNeed& n = sumNeeds[i];
+      if (m.degree != n.degree && m.degree != 1) continue;
+      if (monomialOver(m, n.label) != n.key) continue;
+      bits |= uint64_t{1} << (2 * i + (m.degree == 1 ? 1 : 0));
+    }
+  sumsPresentMemo[static_cast<size_t>(e)] = bits | kDone;
+  return bits;
+}
 
 void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& labels,
                  const Limits& limits) {
@@ -2991,6 +3117,7 @@ void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& la
       if (l != kUnit) ctx.inputsCarrying[static_cast<size_t>(l)] |= uint64_t{1} << i;
   collectSumTerms(ctx, program, labels, e);
   ctx.inputsMemo.clear();
+  collectSumNeeds(ctx, labels);
 }
 
 int countFirstConfigs(Context& ctx, int kernels) {

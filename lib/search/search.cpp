@@ -435,6 +435,7 @@ class Engine {
     ctx.floorMemo = floorMemo_;
     if (!opt_.guardInEnumerator) ctx.guard = false;
     ctx.pruneUnreachable = opt_.pruneUnreachable;
+    ctx.chargeSums = opt_.chargeSumsStillToMake;
     ctx.skipBarren = opt_.skipBarren;
     ctx.checkAncestorBounds = opt_.checkAncestorBounds;
     ctx.kernelFloor = kernelFloor_;

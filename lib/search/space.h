@@ -496,6 +496,25 @@ struct Context {
     const uint64_t have = inputs & inputsCarrying[static_cast<size_t>(l)];
     return sums.empty() || std::any_of(sums.begin(), sums.end(), [&](uint64_t t) { return (t & ~have) == 0; });
   }
+  // Sums still to make (docs/search.md, "Bounds"): the monomials of the
+  // needed atoms' arguments (classes past the targets') that only a sum
+  // over one label can make, each as its class, that label, its degree
+  // and its factors over the label (monomialOver). Empty where the
+  // argument for them does not hold: guarded exps, products across sums,
+  // contractions. Bit 2i of sumsPresentOf(e): e has a monomial of
+  // sumNeeds[i]'s degree and key (the sum is made); bit 2i + 1: one of
+  // degree 1 with its key (a value that sum could read).
+  struct SumNeed {
+    int cls = 0;
+    Label label = kUnit;
+    int64_t degree = 0;
+    uint64_t key = 0;
+  };
+  std::vector<SumNeed> sumNeeds;  // at most 31
+  std::vector<uint64_t> classAtoms;  // per target class: neededAtomsOf its expression
+  uint64_t sumsPresentOf(ExprId e);
+  std::vector<uint64_t> sumsPresentMemo;  // per ExprId; bit 63 set: computed
+  bool chargeSums = true;                 // Options::chargeSumsStillToMake
   uint64_t inputsOf(ExprId e);          // the program inputs e holds (a bit each, anywhere in it)
   std::vector<uint64_t> inputsMemo;     // per ExprId; bit 63 set: computed
   uint64_t targetClassMask() const {

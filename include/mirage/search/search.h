@@ -114,6 +114,7 @@ struct Options {
   bool pruneUnreachable = true;  // drop last-kernel states that cannot complete within the operators left
   bool skipBarren = true;        // skip a search after a closed kernel that emitted nothing before
   bool deferTies = true;         // verify candidates that only break a tie once the work items are done
+  bool chargeSumsStillToMake = true;  // the bound's term for sums a needed argument still lacks
   // Tests: a template's bound (Stats::boundViolations) is the largest of
   // the bounds of the last kernel's states on the way to it, not only its
   // own, so that the terms of partial bodies are checked against the cost.
