@@ -313,7 +313,56 @@ class BodySearch {
         tensorSums_ |= ctx_.sumsPresentOf(t.expr);
       }
       chargesSums_ = chargesSumsHere();
+      if (chargesSums_) {
+        summandsMade_.reserve(most);
+        tensorSummandsMade_ = summandsMadeAfter(0, tensorSums_, 0, nullptr);
+      }
     }
+  }
+
+  // The needs of group g whose sum and summand no value has: the summands
+  // still to write, where some are (keyed ones only).
+  std::vector<SumKey> summandsWanted(const Context::SumGroup& g, uint64_t sums) const {
+    std::vector<SumKey> wanted;
+    for (uint32_t m = g.needs; m != 0; m &= m - 1) {
+      const int i = std::countr_zero(m);
+      if (sums & (uint64_t{3} << (2 * i))) continue;
+      if (ctx_.sumNeeds[static_cast<size_t>(i)].keyed) wanted.push_back(ctx_.sumNeeds[static_cast<size_t>(i)].summand);
+    }
+    return wanted;
+  }
+
+  // Bit g set: one operator of the values present (the tensors, and the
+  // body's values with `added` the newest, null for the tensors alone)
+  // may make a value holding every summand group g still wants
+  // (Summands::oneOperatorMakes), or the question is not asked. A bit
+  // once set stays set below: values only add, and wanted summands only
+  // go. `before` and `sumsBefore`: the same for the state before `added`.
+  uint32_t summandsMadeAfter(uint32_t before, uint64_t sumsBefore, uint64_t sums, const BVal* added) {
+    uint32_t made = before;
+    std::vector<const SumKeys*> values;
+    for (size_t g = 0; g < ctx_.sumGroups.size(); ++g) {
+      if (made & (uint32_t{1} << g)) continue;
+      const Context::SumGroup& group = ctx_.sumGroups[g];
+      if (!group.whole) {
+        made |= uint32_t{1} << g;
+        continue;
+      }
+      const std::vector<SumKey> wanted = summandsWanted(group, added ? sums : sumsBefore);
+      if (wanted.empty()) continue;
+      auto keysOf = [&](ExprId e) -> const SumKeys& {
+        return ctx_.summands.degreeOneKeys(ctx_.exprs, e, static_cast<int>(g), group.inputs);
+      };
+      values.clear();
+      for (const Tensor& t : plan_.tensors) values.push_back(&keysOf(t.expr));
+      for (const BVal& v : vals_)
+        if (&v != added) values.push_back(&keysOf(v.expr));
+      const bool sameWanted = added && wanted == summandsWanted(group, sumsBefore);
+      const bool can = sameWanted ? Summands::oneOperatorWithMakes(wanted, keysOf(added->expr), values)
+                                  : Summands::oneOperatorMakes(wanted, added ? (values.push_back(&keysOf(added->expr)), values) : values);
+      if (can) made |= uint32_t{1} << g;
+    }
+    return made;
   }
 
   // Whether the argument of sumsStillToMake holds in this kernel: the
@@ -352,6 +401,9 @@ class BodySearch {
   uint64_t tensorSums_ = 0;
   std::vector<uint64_t> presentSums_;
   bool chargesSums_ = false;
+  // summandsMadeAfter of the tensors, and per body value.
+  uint32_t tensorSummandsMade_ = 0;
+  std::vector<uint32_t> summandsMade_;
   SeenStates seen_;  // states explored, with their budgets (seen_states.h)
 
   // ---- branch and bound (docs/search.md, "Bounds") ----
@@ -863,6 +915,7 @@ class BodySearch {
     if (!chargesSums_) return 0;
     auto [atoms, classes] = present_.empty() ? std::make_pair(tensorAtoms_, tensorClasses_) : present_.back();
     const uint64_t sums = presentSums_.empty() ? tensorSums_ : presentSums_.back();
+    const uint32_t made = summandsMade_.empty() ? tensorSummandsMade_ : summandsMade_.back();
     const uint64_t missingAtoms = ~atoms & ((uint64_t{1} << ctx_.neededAtoms.size()) - 1);
     double most = 0;
     for (size_t i = 0; i < ctx_.sumNeeds.size(); ++i) {
@@ -878,9 +931,13 @@ class BodySearch {
       BVal one;
       one.labels.assign(1, n.label);
       const double row = blockElements(one, p);
+      // New values with l still to write before the sum: none, the summand,
+      // or (its summands made by no one operator of the present values)
+      // two. Each is read (an emitted body has no dead value), each
+      // maker reads a value with l.
       const bool summandMissing = !(sums & (uint64_t{1} << (2 * i + 1)));
-      most = std::max(most, summandMissing ? std::max(unread, operand + row) + row + writes + row
-                                           : std::max(unread, operand + row) + writes);
+      const double fresh = !summandMissing ? 0 : n.keyed && !(made & (uint32_t{1} << n.group)) ? 2 : 1;
+      most = std::max(most, std::max(unread + fresh * row, operand + (1 + fresh) * row) + writes + fresh * row);
     }
     return most;
   }
@@ -1229,12 +1286,17 @@ class BodySearch {
     if (final_) {
       auto [atoms, classes] = present_.empty() ? std::make_pair(tensorAtoms_, tensorClasses_) : present_.back();
       present_.push_back({atoms | ctx_.neededAtomsOf(v.expr), classes | ctx_.classesOf(v.expr)});
-      if (chargesSums_)
-        presentSums_.push_back((presentSums_.empty() ? tensorSums_ : presentSums_.back()) | ctx_.sumsPresentOf(v.expr));
     }
     ops_.push_back(op);
     vals_.push_back(std::move(v));
     stamps_.push_back(MoveMemo::forThread().newStamp());
+    if (chargesSums_) {
+      const uint64_t before = presentSums_.empty() ? tensorSums_ : presentSums_.back();
+      const uint64_t sums = before | ctx_.sumsPresentOf(vals_.back().expr);
+      presentSums_.push_back(sums);
+      summandsMade_.push_back(summandsMadeAfter(summandsMade_.empty() ? tensorSummandsMade_ : summandsMade_.back(),
+                                                before, sums, &vals_.back()));
+    }
   }
 
   void pop() {
@@ -1247,7 +1309,10 @@ class BodySearch {
     }
     stateHash_ -= mix(vals_.back().sig);
     if (final_) present_.pop_back();
-    if (chargesSums_) presentSums_.pop_back();
+    if (chargesSums_) {
+      presentSums_.pop_back();
+      summandsMade_.pop_back();
+    }
     ops_.pop_back();
     vals_.pop_back();
     stamps_.pop_back();
@@ -2920,16 +2985,33 @@ void collectSumNeeds(Context& ctx, const ProgramLabels& labels) {
   if (ctx.guard || ctx.productsAcrossSums != 0 ||
       std::find(ctx.binaryKinds.begin(), ctx.binaryKinds.end(), ir::OpKind::Matmul) != ctx.binaryKinds.end())
     return;
+  ctx.sumGroups.clear();
   for (size_t c = static_cast<size_t>(ctx.targetClasses); c < ctx.classExprs.size() && c < 63; ++c)
     for (const Monomial& m : ctx.exprs.poly(ctx.classExprs[c]).terms) {
       if (m.degree <= 1) continue;
       const Label l = onlySumLabel(labels, m.degree);
       if (l == kUnit) continue;
-      const Context::SumNeed need{static_cast<int>(c), l, m.degree, ctx.monomialOver(m, l)};
+      Context::SumNeed need{static_cast<int>(c), l, m.degree, ctx.monomialOver(m, l)};
       const bool known = std::any_of(ctx.sumNeeds.begin(), ctx.sumNeeds.end(), [&](const Context::SumNeed& n) {
         return n.cls == need.cls && n.label == need.label && n.degree == need.degree && n.key == need.key;
       });
-      if (!known && ctx.sumNeeds.size() < 31) ctx.sumNeeds.push_back(need);
+      if (known || ctx.sumNeeds.size() >= 31) continue;
+      auto g = std::find_if(ctx.sumGroups.begin(), ctx.sumGroups.end(),
+                            [&](const Context::SumGroup& x) { return x.cls == need.cls && x.label == l; });
+      if (g == ctx.sumGroups.end()) {
+        Context::SumGroup group;
+        group.cls = need.cls;
+        group.label = l;
+        for (size_t i = 0; i < 63; ++i)
+          if (ctx.inputsCarrying[static_cast<size_t>(l)] & (uint64_t{1} << i)) group.inputs.push_back(static_cast<int>(i));
+        group.whole = group.inputs.size() <= SumKey{}.size();
+        g = ctx.sumGroups.insert(ctx.sumGroups.end(), std::move(group));
+      }
+      need.group = static_cast<int>(g - ctx.sumGroups.begin());
+      if (!Summands::keyOf(ctx.exprs, m, g->inputs, need.summand)) g->whole = false;
+      need.keyed = g->whole && need.summand != SumKey{};
+      g->needs |= uint32_t{1} << ctx.sumNeeds.size();
+      ctx.sumNeeds.push_back(need);
     }
 }
 

@@ -23,6 +23,7 @@
 #include "mirage/search/expr.h"
 #include "mirage/search/search.h"
 #include "expr_prints.h"
+#include "summands.h"
 #include "small_vec.h"
 
 namespace mirage::search {
@@ -509,8 +510,25 @@ struct Context {
     Label label = kUnit;
     int64_t degree = 0;
     uint64_t key = 0;
+    int group = 0;      // index into sumGroups
+    SumKey summand{};   // the key as exponents of its group's inputs (summands.h)
+    bool keyed = false; // summand is known and not empty
   };
   std::vector<SumNeed> sumNeeds;  // at most 31
+  // The needs of one class over one label: where one operator of the
+  // values a state has cannot make a value holding every missing summand,
+  // two values with the label are still to be written (BodySearch::
+  // sumsStillToMake). `inputs`: those that carry the label (at most 4);
+  // `whole`: every need's summand is known.
+  struct SumGroup {
+    int cls = 0;
+    Label label = kUnit;
+    std::vector<int> inputs;
+    uint32_t needs = 0;  // bit i: sumNeeds[i]
+    bool whole = true;
+  };
+  std::vector<SumGroup> sumGroups;  // at most 32
+  Summands summands;
   std::vector<uint64_t> classAtoms;  // per target class: neededAtomsOf its expression
   uint64_t sumsPresentOf(ExprId e);
   std::vector<uint64_t> sumsPresentMemo;  // per ExprId; bit 63 set: computed

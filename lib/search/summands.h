@@ -1,0 +1,67 @@
+// Summands: which monomials a body can still make by one operator, for the
+// bound's "sums still to make" (docs/search.md, "Bounds").
+//
+// A sum over a label l turns each degree-1 monomial of the value it reads
+// into a monomial of degree extent(l) with the same factors. What decides
+// whether a body has the summand of a needed sum is the monomial's *key*:
+// the exponents of the program inputs that carry l, outside every atom
+// (atoms and inputs without l are what a product with a value without l
+// may still change). A key is a vector of at most four exponents, one per
+// input carrying the label.
+//
+// An element-wise operator's result has degree-1 keys drawn from its
+// operands': a sum's are the union, a product's the pairwise sums, a
+// quotient's the pairwise differences (where the divisor is one monomial;
+// else the divisor is an atom and the keys are the dividend's), a function
+// has only the empty key. oneOperatorMakes asks whether one operator of
+// some values can make a value holding every key of a set none of them
+// holds, which only a product or a quotient can.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "mirage/search/expr.h"
+#include "mirage/search/flat_memo.h"
+
+namespace mirage::search {
+
+using SumKey = std::array<int32_t, 4>;
+
+// The degree-1 keys of an expression over some inputs. `wild`: one of its
+// monomials has an exponent of those inputs that is no integer, or too
+// large; every question about it is answered "may be made".
+struct SumKeys {
+  bool wild = false;
+  std::vector<SumKey> keys;
+};
+
+class Summands {
+ public:
+  // `inputs`: the input indices (Atom::tag) that carry the label, at most 4.
+  // Returns false (and keys nothing) when there are more.
+  static bool keyOf(const ExprTable& exprs, const Monomial& m, const std::vector<int>& inputs, SumKey& key);
+
+  // The degree-1 keys of e over `inputs` (memoized per expression and
+  // `slot`, one slot per set of inputs, below 64).
+  const SumKeys& degreeOneKeys(const ExprTable& exprs, ExprId e, int slot, const std::vector<int>& inputs);
+
+  // Some operator (a product, a square, a quotient, a number over a value)
+  // of values whose keys are `values` makes a value whose degree-1 keys
+  // include every key of `wanted` (none of which is empty or held by one of
+  // `values`: a sum of two values, or a value with a number, has no key
+  // that neither holds).
+  static bool oneOperatorMakes(const std::vector<SumKey>& wanted, const std::vector<const SumKeys*>& values);
+  // The same, where at least one operand is `added` (the others from
+  // `values`, which need not include it).
+  static bool oneOperatorWithMakes(const std::vector<SumKey>& wanted, const SumKeys& added,
+                                   const std::vector<const SumKeys*>& values);
+
+ private:
+  std::deque<SumKeys> sets_;  // a deque: the references handed out stay valid as it grows
+  FlatMemo<int32_t> index_;
+};
+
+}  // namespace mirage::search
