@@ -320,6 +320,21 @@ class BodySearch {
     }
   }
 
+  // Summands::valuesToWrite for group g: the fewest new values that hold
+  // the summands it still wants, counted from the most keys a value
+  // present holds.
+  int valuesToWrite(int g, uint64_t sums) {
+    const Context::SumGroup& group = ctx_.sumGroups[static_cast<size_t>(g)];
+    size_t most = 0;
+    auto count = [&](ExprId e) {
+      const SumKeys& k = ctx_.summands.degreeOneKeys(ctx_.exprs, e, g, group.inputs);
+      most = std::max(most, k.wild ? size_t{1} << 20 : k.keys.size());
+    };
+    for (const Tensor& t : plan_.tensors) count(t.expr);
+    for (const BVal& v : vals_) count(v.expr);
+    return Summands::valuesToWrite(summandsWanted(group, sums).size(), most, 8);
+  }
+
   // The needs of group g whose sum and summand no value has: the summands
   // still to write, where some are (keyed ones only).
   std::vector<SumKey> summandsWanted(const Context::SumGroup& g, uint64_t sums) const {
@@ -574,7 +589,7 @@ class BodySearch {
   // result's front.
   bool overBound() {
     tieLost_ = -1;  // a new state
-    if (!bounding_) return false;
+    if (!bounding_ || !ctx_.pruneByBound) return false;
     if (!ctx_.canBeBeaten()) return false;
     // An intermediate kernel: each needed input no closed kernel read is
     // read by this kernel (a tile still to come) or by a later one (its
@@ -911,7 +926,7 @@ class BodySearch {
   // operators where every output still missing holds the atom. The sum's
   // read of a value that is new is no read of a value the state has.
   // 0 where none applies.
-  double sumsStillToMake(const FloorPoint& p, double unread, double operand, double writes) const {
+  double sumsStillToMake(const FloorPoint& p, double unread, double operand, double writes) {
     if (!chargesSums_) return 0;
     auto [atoms, classes] = present_.empty() ? std::make_pair(tensorAtoms_, tensorClasses_) : present_.back();
     const uint64_t sums = presentSums_.empty() ? tensorSums_ : presentSums_.back();
@@ -936,7 +951,8 @@ class BodySearch {
       // two. Each is read (an emitted body has no dead value), each
       // maker reads a value with l.
       const bool summandMissing = !(sums & (uint64_t{1} << (2 * i + 1)));
-      const double fresh = !summandMissing ? 0 : n.keyed && !(made & (uint32_t{1} << n.group)) ? 2 : 1;
+      double fresh = !summandMissing ? 0 : n.keyed && !(made & (uint32_t{1} << n.group)) ? 2 : 1;
+      if (summandMissing && n.keyed) fresh = std::max(fresh, static_cast<double>(valuesToWrite(n.group, sums)));
       most = std::max(most, std::max(unread + fresh * row, operand + (1 + fresh) * row) + writes + fresh * row);
     }
     return most;

@@ -438,6 +438,7 @@ class Engine {
     ctx.chargeSums = opt_.chargeSumsStillToMake;
     ctx.skipBarren = opt_.skipBarren;
     ctx.checkAncestorBounds = opt_.checkAncestorBounds;
+    ctx.pruneByBound = opt_.pruneByBound;
     ctx.kernelFloor = kernelFloor_;
     ctx.launchesFloor = launchesFloor_;
     if (kernelFloor_ && launchesFloor_) {

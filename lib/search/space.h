@@ -391,6 +391,7 @@ struct Context {
   // by body with the brute force.
   bool dedupStates = true;
   bool checkAncestorBounds = false;  // Options::checkAncestorBounds
+  bool pruneByBound = true;          // Options::pruneByBound
   // With checkAncestorBounds: the bound each closed kernel of the plan
   // being built had when it closed (BodySearch::tryClose), innermost last.
   std::vector<double> closeBounds;

@@ -93,4 +93,15 @@ bool Summands::oneOperatorWithMakes(const std::vector<SumKey>& wanted, const Sum
   return std::any_of(values.begin(), values.end(), [&](const SumKeys* v) { return pairMakes(wanted, added, *v); });
 }
 
+int Summands::valuesToWrite(size_t wanted, size_t mostKeys, int cap) {
+  double most = static_cast<double>(std::max<size_t>(mostKeys, 1)), fresh = 0, held = 0;
+  for (int n = 1; n <= cap; ++n) {
+    fresh = std::max(2 * fresh, most * most);
+    most = std::max({2 * most, most * most, most + 1});
+    held += fresh;
+    if (held >= static_cast<double>(wanted)) return n;
+  }
+  return cap;
+}
+
 }  // namespace mirage::search

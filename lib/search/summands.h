@@ -59,6 +59,18 @@ class Summands {
   static bool oneOperatorWithMakes(const std::vector<SumKey>& wanted, const SumKeys& added,
                                    const std::vector<const SumKeys*>& values);
 
+  // The fewest new values that can hold `wanted` keys none of the present
+  // values holds, where a present value has at most `mostKeys` keys, by
+  // counting: a sum holds at most the keys of its operands (and no key
+  // neither holds), a product at most the product of their numbers, a
+  // quotient or a number over a value at most its operand's number, a
+  // function one (the empty key). So the i-th new value holds at most
+  // T_i = max(2 T, T^2, T + 1) keys and at most N_i = max(2 N, T^2) keys
+  // that no present value holds (T, N: the most of the values before it;
+  // T_0 = mostKeys, N_0 = 0), and `wanted` keys need the least n with
+  // N_1 + ... + N_n >= wanted. At most `cap`.
+  static int valuesToWrite(size_t wanted, size_t mostKeys, int cap);
+
  private:
   std::deque<SumKeys> sets_;  // a deque: the references handed out stay valid as it grows
   FlatMemo<int32_t> index_;

@@ -119,6 +119,10 @@ struct Options {
   // the bounds of the last kernel's states on the way to it, not only its
   // own, so that the terms of partial bodies are checked against the cost.
   bool checkAncestorBounds = false;
+  // Tests: states are not pruned by their bounds (only checked, with
+  // checkAncestorBounds), so that the bound of every state on the way to
+  // every template of a space is compared with the template's cost.
+  bool pruneByBound = true;
   // Programs equivalent to the input that the caller has proven (a region's
   // independent parts, each searched alone and stitched): candidates from
   // the start like the input, so that the bound prunes what they dominate;
