@@ -306,78 +306,130 @@ class BodySearch {
     initBound();
     if (final_) {
       present_.reserve(most);
-      presentSums_.reserve(most);
       for (const Tensor& t : plan_.tensors) {
         tensorAtoms_ |= ctx_.neededAtomsOf(t.expr);
         tensorClasses_ |= ctx_.classesOf(t.expr);
-        tensorSums_ |= ctx_.sumsPresentOf(t.expr);
       }
       chargesSums_ = chargesSumsHere();
       if (chargesSums_) {
-        summandsMade_.reserve(most);
-        tensorSummandsMade_ = summandsMadeAfter(0, tensorSums_, 0, nullptr);
+        summands_.reserve(most);
+        tensorSummands_ = summandsAfter(SummandState{}, -1);
       }
     }
   }
 
-  // Summands::valuesToWrite for group g: the fewest new values that hold
-  // the summands it still wants, counted from the most keys a value
-  // present holds.
-  int valuesToWrite(int g, uint64_t sums) {
-    const Context::SumGroup& group = ctx_.sumGroups[static_cast<size_t>(g)];
-    size_t most = 0;
-    auto count = [&](ExprId e) {
-      const SumKeys& k = ctx_.summands.degreeOneKeys(ctx_.exprs, e, g, group.inputs);
-      most = std::max(most, k.wild ? size_t{1} << 20 : k.keys.size());
-    };
-    for (const Tensor& t : plan_.tensors) count(t.expr);
-    for (const BVal& v : vals_) count(v.expr);
-    return Summands::valuesToWrite(summandsWanted(group, sums).size(), most, 8);
+  // What sumsStillToMake knows of the summands, per state (the tensors'
+  // in tensorSummands_, then one per body value, of it and the values
+  // before it).
+  struct SummandState {
+    uint64_t sums = 0;      // Context::sumsPresentOf, of every value present
+    uint32_t made = 0;      // summandsMadeAfter, once madeKnown
+    bool madeKnown = false;  // made is asked for only where counting leaves it open (madeAt)
+    uint64_t mostKeys = 0;  // per group below 8, a byte: the most degree-1 keys a value present holds (255: more)
+  };
+  static constexpr size_t kCountedGroups = 8;
+
+  const SummandState& summandState() const { return summands_.empty() ? tensorSummands_ : summands_.back(); }
+
+  const SumKeys& keysOf(ExprId e, size_t g) {
+    return ctx_.summands.degreeOneKeys(ctx_.exprs, e, static_cast<int>(g), ctx_.sumGroups[g].inputs);
   }
 
-  // The needs of group g whose sum and summand no value has: the summands
-  // still to write, where some are (keyed ones only).
-  std::vector<SumKey> summandsWanted(const Context::SumGroup& g, uint64_t sums) const {
-    std::vector<SumKey> wanted;
+  // The state after `e` joins `before` (or the tensors' state, e = -1).
+  SummandState summandsAfter(const SummandState& before, ExprId e) {
+    SummandState next = before;
+    auto mostKeys = [&](ExprId x) {
+      for (size_t g = 0; g < ctx_.sumGroups.size() && g < kCountedGroups; ++g) {
+        const SumKeys& k = keysOf(x, g);
+        const uint64_t n = k.wild ? 255 : std::min<uint64_t>(k.keys.size(), 255);
+        if (n > ((next.mostKeys >> (8 * g)) & 0xff))
+          next.mostKeys = (next.mostKeys & ~(uint64_t{0xff} << (8 * g))) | (n << (8 * g));
+      }
+    };
+    if (e < 0) {
+      for (const Tensor& t : plan_.tensors) {
+        next.sums |= ctx_.sumsPresentOf(t.expr);
+        mostKeys(t.expr);
+      }
+    } else {
+      next.sums |= ctx_.sumsPresentOf(e);
+      mostKeys(e);
+    }
+    next.madeKnown = false;
+    return next;
+  }
+
+  // SummandState::made of the state after the first `values` body values
+  // (0: the tensors alone), computed on first use from the state before.
+  uint32_t madeAt(size_t values) {
+    SummandState& st = values == 0 ? tensorSummands_ : summands_[values - 1];
+    if (st.madeKnown) return st.made;
+    if (values == 0) {
+      st.made = summandsMadeAfter(SummandState{}, st, -1, 0);
+    } else {
+      madeAt(values - 1);
+      st.made = summandsMadeAfter(values == 1 ? tensorSummands_ : summands_[values - 2], st,
+                                  vals_[values - 1].expr, values - 1);
+    }
+    st.madeKnown = true;
+    return st.made;
+  }
+
+  // The needs of group g whose sum and summand no value has (keyed ones):
+  // the summands still to write.
+  uint32_t wantedNeeds(const Context::SumGroup& g, uint64_t sums) const {
+    uint32_t wanted = 0;
     for (uint32_t m = g.needs; m != 0; m &= m - 1) {
       const int i = std::countr_zero(m);
-      if (sums & (uint64_t{3} << (2 * i))) continue;
-      if (ctx_.sumNeeds[static_cast<size_t>(i)].keyed) wanted.push_back(ctx_.sumNeeds[static_cast<size_t>(i)].summand);
+      if (!(sums & (uint64_t{3} << (2 * i))) && ctx_.sumNeeds[static_cast<size_t>(i)].keyed) wanted |= uint32_t{1} << i;
     }
     return wanted;
   }
 
-  // Bit g set: one operator of the values present (the tensors, and the
-  // body's values with `added` the newest, null for the tensors alone)
-  // may make a value holding every summand group g still wants
-  // (Summands::oneOperatorMakes), or the question is not asked. A bit
-  // once set stays set below: values only add, and wanted summands only
-  // go. `before` and `sumsBefore`: the same for the state before `added`.
-  uint32_t summandsMadeAfter(uint32_t before, uint64_t sumsBefore, uint64_t sums, const BVal* added) {
-    uint32_t made = before;
-    std::vector<const SumKeys*> values;
-    for (size_t g = 0; g < ctx_.sumGroups.size(); ++g) {
+  // Bit g set: one operator of the values present may make a value
+  // holding every summand group g still wants (Summands::oneOperatorMakes),
+  // or the question is not asked. A bit once set stays set below: values
+  // only add, and wanted summands only go; where the summands wanted are
+  // those of the state before, only operators that read the new value
+  // `e` are new (e = -1: the tensors alone); `old` body values come
+  // before e.
+  uint32_t summandsMadeAfter(const SummandState& before, const SummandState& now, ExprId e, size_t old) {
+    uint32_t made = e < 0 ? 0 : before.made;
+    for (size_t g = 0; g < ctx_.sumGroups.size() && g < 32; ++g) {
       if (made & (uint32_t{1} << g)) continue;
       const Context::SumGroup& group = ctx_.sumGroups[g];
       if (!group.whole) {
         made |= uint32_t{1} << g;
         continue;
       }
-      const std::vector<SumKey> wanted = summandsWanted(group, added ? sums : sumsBefore);
-      if (wanted.empty()) continue;
-      auto keysOf = [&](ExprId e) -> const SumKeys& {
-        return ctx_.summands.degreeOneKeys(ctx_.exprs, e, static_cast<int>(g), group.inputs);
-      };
-      values.clear();
-      for (const Tensor& t : plan_.tensors) values.push_back(&keysOf(t.expr));
-      for (const BVal& v : vals_)
-        if (&v != added) values.push_back(&keysOf(v.expr));
-      const bool sameWanted = added && wanted == summandsWanted(group, sumsBefore);
-      const bool can = sameWanted ? Summands::oneOperatorWithMakes(wanted, keysOf(added->expr), values)
-                                  : Summands::oneOperatorMakes(wanted, added ? (values.push_back(&keysOf(added->expr)), values) : values);
+      const uint32_t wanted = wantedNeeds(group, now.sums);
+      if (wanted == 0) continue;
+      wantedScratch_.clear();
+      for (uint32_t m = wanted; m != 0; m &= m - 1)
+        wantedScratch_.push_back(ctx_.sumNeeds[static_cast<size_t>(std::countr_zero(m))].summand);
+      valuesScratch_.clear();
+      for (const Tensor& t : plan_.tensors) valuesScratch_.push_back(&keysOf(t.expr, g));
+      // The body values before e (`old` of them); e, where it is one, is next.
+      for (size_t i = 0; i < old; ++i) valuesScratch_.push_back(&keysOf(vals_[i].expr, g));
+      bool can;
+      if (e >= 0 && wanted == wantedNeeds(group, before.sums)) {
+        can = Summands::oneOperatorWithMakes(wantedScratch_, keysOf(e, g), valuesScratch_);
+      } else {
+        if (e >= 0) valuesScratch_.push_back(&keysOf(e, g));
+        can = Summands::oneOperatorMakes(wantedScratch_, valuesScratch_);
+      }
       if (can) made |= uint32_t{1} << g;
     }
     return made;
+  }
+
+  // Summands::valuesToWrite for group g: the fewest new values that hold
+  // the summands it still wants, counted from the most keys a value
+  // present holds (groups past kCountedGroups: 1).
+  int valuesToWrite(size_t g, const SummandState& st) const {
+    if (g >= kCountedGroups) return 1;
+    const uint32_t wanted = wantedNeeds(ctx_.sumGroups[g], st.sums);
+    return Summands::valuesToWrite(static_cast<size_t>(std::popcount(wanted)), (st.mostKeys >> (8 * g)) & 0xff, 8);
   }
 
   // Whether the argument of sumsStillToMake holds in this kernel: the
@@ -411,14 +463,12 @@ class BodySearch {
   // it have: what a completion of this state no longer needs to build.
   uint64_t tensorAtoms_ = 0, tensorClasses_ = 0;
   std::vector<std::pair<uint64_t, uint64_t>> present_;
-  // Context::sumsPresentOf of the tensors, and per body value of it and
-  // the values before it; whether sumsStillToMake applies here.
-  uint64_t tensorSums_ = 0;
-  std::vector<uint64_t> presentSums_;
+  // Whether sumsStillToMake applies here, and what it knows (SummandState).
   bool chargesSums_ = false;
-  // summandsMadeAfter of the tensors, and per body value.
-  uint32_t tensorSummandsMade_ = 0;
-  std::vector<uint32_t> summandsMade_;
+  SummandState tensorSummands_;
+  std::vector<SummandState> summands_;
+  std::vector<SumKey> wantedScratch_;
+  std::vector<const SumKeys*> valuesScratch_;
   SeenStates seen_;  // states explored, with their budgets (seen_states.h)
 
   // ---- branch and bound (docs/search.md, "Bounds") ----
@@ -929,8 +979,8 @@ class BodySearch {
   double sumsStillToMake(const FloorPoint& p, double unread, double operand, double writes) {
     if (!chargesSums_) return 0;
     auto [atoms, classes] = present_.empty() ? std::make_pair(tensorAtoms_, tensorClasses_) : present_.back();
-    const uint64_t sums = presentSums_.empty() ? tensorSums_ : presentSums_.back();
-    const uint32_t made = summandsMade_.empty() ? tensorSummandsMade_ : summandsMade_.back();
+    const SummandState& st = summandState();
+    const uint64_t sums = st.sums;
     const uint64_t missingAtoms = ~atoms & ((uint64_t{1} << ctx_.neededAtoms.size()) - 1);
     double most = 0;
     for (size_t i = 0; i < ctx_.sumNeeds.size(); ++i) {
@@ -951,8 +1001,11 @@ class BodySearch {
       // two. Each is read (an emitted body has no dead value), each
       // maker reads a value with l.
       const bool summandMissing = !(sums & (uint64_t{1} << (2 * i + 1)));
-      double fresh = !summandMissing ? 0 : n.keyed && !(made & (uint32_t{1} << n.group)) ? 2 : 1;
-      if (summandMissing && n.keyed) fresh = std::max(fresh, static_cast<double>(valuesToWrite(n.group, sums)));
+      double fresh = summandMissing ? 1 : 0;
+      if (summandMissing && n.keyed) {
+        fresh = std::max(fresh, static_cast<double>(valuesToWrite(static_cast<size_t>(n.group), st)));
+        if (fresh < 2 && !(madeAt(vals_.size()) & (uint32_t{1} << n.group))) fresh = 2;
+      }
       most = std::max(most, std::max(unread + fresh * row, operand + (1 + fresh) * row) + writes + fresh * row);
     }
     return most;
@@ -1306,13 +1359,7 @@ class BodySearch {
     ops_.push_back(op);
     vals_.push_back(std::move(v));
     stamps_.push_back(MoveMemo::forThread().newStamp());
-    if (chargesSums_) {
-      const uint64_t before = presentSums_.empty() ? tensorSums_ : presentSums_.back();
-      const uint64_t sums = before | ctx_.sumsPresentOf(vals_.back().expr);
-      presentSums_.push_back(sums);
-      summandsMade_.push_back(summandsMadeAfter(summandsMade_.empty() ? tensorSummandsMade_ : summandsMade_.back(),
-                                                before, sums, &vals_.back()));
-    }
+    if (chargesSums_) summands_.push_back(summandsAfter(summandState(), vals_.back().expr));
   }
 
   void pop() {
@@ -1325,10 +1372,7 @@ class BodySearch {
     }
     stateHash_ -= mix(vals_.back().sig);
     if (final_) present_.pop_back();
-    if (chargesSums_) {
-      presentSums_.pop_back();
-      summandsMade_.pop_back();
-    }
+    if (chargesSums_) summands_.pop_back();
     ops_.pop_back();
     vals_.pop_back();
     stamps_.pop_back();
@@ -3020,12 +3064,12 @@ void collectSumNeeds(Context& ctx, const ProgramLabels& labels) {
         group.label = l;
         for (size_t i = 0; i < 63; ++i)
           if (ctx.inputsCarrying[static_cast<size_t>(l)] & (uint64_t{1} << i)) group.inputs.push_back(static_cast<int>(i));
-        group.whole = group.inputs.size() <= SumKey{}.size();
+        group.whole = group.inputs.size() <= SumKey::kInputs;
         g = ctx.sumGroups.insert(ctx.sumGroups.end(), std::move(group));
       }
       need.group = static_cast<int>(g - ctx.sumGroups.begin());
       if (!Summands::keyOf(ctx.exprs, m, g->inputs, need.summand)) g->whole = false;
-      need.keyed = g->whole && need.summand != SumKey{};
+      need.keyed = g->whole && !need.summand.empty();
       g->needs |= uint32_t{1} << ctx.sumNeeds.size();
       ctx.sumNeeds.push_back(need);
     }

@@ -7,15 +7,19 @@ namespace mirage::search {
 
 namespace {
 
-bool holds(const SumKeys& s, const SumKey& k) { return std::find(s.keys.begin(), s.keys.end(), k) != s.keys.end(); }
+bool holds(const SumKeys& s, SumKey k) {
+  return (s.filter & SumKeys::filterBit(k)) && std::find(s.keys.begin(), s.keys.end(), k) != s.keys.end();
+}
 
-SumKey minus(const SumKey& a, const SumKey& b) {
-  SumKey r{};
-  for (size_t i = 0; i < r.size(); ++i) r[i] = a[i] - b[i];
+// Lane by lane; exponents stay within 2^13 (keyOf), so differences of
+// two fit 16 bits.
+SumKey minus(SumKey a, SumKey b) {
+  SumKey r;
+  for (size_t i = 0; i < SumKey::kInputs; ++i) r.set(i, static_cast<int16_t>(a.at(i) - b.at(i)));
   return r;
 }
 
-SumKey negated(const SumKey& a) { return minus(SumKey{}, a); }
+SumKey negated(SumKey a) { return minus(SumKey{}, a); }
 
 // Every wanted key is some key of `a` plus (or, `difference`, minus) some
 // key of `b`.
@@ -48,14 +52,14 @@ bool pairMakes(const std::vector<SumKey>& wanted, const SumKeys& a, const SumKey
 
 bool Summands::keyOf(const ExprTable& exprs, const Monomial& m, const std::vector<int>& inputs, SumKey& key) {
   key = SumKey{};
-  if (inputs.size() > key.size()) return false;
+  if (inputs.size() > SumKey::kInputs) return false;
   for (const Factor& f : m.factors) {
     const Atom& a = exprs.atom(f.atom);
     if (a.kind != AtomKind::Input) continue;
     auto it = std::find(inputs.begin(), inputs.end(), a.tag);
     if (it == inputs.end()) continue;
-    if (!f.exponent.isInteger() || std::llabs(f.exponent.num) > (1 << 20)) return false;
-    key[static_cast<size_t>(it - inputs.begin())] = static_cast<int32_t>(f.exponent.num);
+    if (!f.exponent.isInteger() || std::llabs(f.exponent.num) > (1 << 13)) return false;
+    key.set(static_cast<size_t>(it - inputs.begin()), static_cast<int16_t>(f.exponent.num));
   }
   return true;
 }
@@ -71,7 +75,10 @@ const SumKeys& Summands::degreeOneKeys(const ExprTable& exprs, ExprId e, int slo
       s.wild = true;
       continue;
     }
-    if (!holds(s, k)) s.keys.push_back(k);
+    if (!holds(s, k)) {
+      s.keys.push_back(k);
+      s.filter |= SumKeys::filterBit(k);
+    }
   }
   index_.put(id, static_cast<int32_t>(sets_.size()));
   sets_.push_back(std::move(s));

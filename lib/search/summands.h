@@ -18,7 +18,6 @@
 // holds, which only a product or a quotient can.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <deque>
 #include <vector>
@@ -28,7 +27,18 @@
 
 namespace mirage::search {
 
-using SumKey = std::array<int32_t, 4>;
+// Four signed 16-bit exponents in one word, so that keys compare as
+// integers (the search compares them in nearly every state).
+struct SumKey {
+  uint64_t bits = 0;
+  static constexpr size_t kInputs = 4;
+  int16_t at(size_t i) const { return static_cast<int16_t>(static_cast<uint16_t>(bits >> (16 * i))); }
+  void set(size_t i, int16_t v) {
+    bits = (bits & ~(uint64_t{0xffff} << (16 * i))) | (uint64_t{static_cast<uint16_t>(v)} << (16 * i));
+  }
+  bool empty() const { return bits == 0; }
+  friend bool operator==(SumKey a, SumKey b) { return a.bits == b.bits; }
+};
 
 // The degree-1 keys of an expression over some inputs. `wild`: one of its
 // monomials has an exponent of those inputs that is no integer, or too
@@ -36,12 +46,15 @@ using SumKey = std::array<int32_t, 4>;
 struct SumKeys {
   bool wild = false;
   std::vector<SumKey> keys;
+  uint64_t filter = 0;  // bit filterBit(k) of every key: most "holds k?" answers are one test
+  static uint64_t filterBit(SumKey k) { return uint64_t{1} << ((k.bits * 0x9e3779b97f4a7c15ull) >> 58); }
 };
 
 class Summands {
  public:
-  // `inputs`: the input indices (Atom::tag) that carry the label, at most 4.
-  // Returns false (and keys nothing) when there are more.
+  // `inputs`: the input indices (Atom::tag) that carry the label, at most
+  // SumKey::kInputs. False where there are more, or an exponent of one is
+  // no integer or beyond 2^13.
   static bool keyOf(const ExprTable& exprs, const Monomial& m, const std::vector<int>& inputs, SumKey& key);
 
   // The degree-1 keys of e over `inputs` (memoized per expression and
