@@ -325,6 +325,7 @@ class BodySearch {
     uint64_t sums = 0;      // Context::sumsPresentOf, of every value present
     uint32_t made = 0;      // summandsMadeAfter, once madeKnown
     bool madeKnown = false;  // made is asked for only where counting leaves it open (madeAt)
+    uint32_t threeKnown = 0, three = 0;  // per group: threeProven asked, and its answer
     uint64_t mostKeys = 0;  // per group below 8, a byte: the most degree-1 keys a value present holds (255: more)
   };
   static constexpr size_t kCountedGroups = 8;
@@ -356,6 +357,7 @@ class BodySearch {
       mostKeys(e);
     }
     next.madeKnown = false;
+    next.threeKnown = next.three = 0;
     return next;
   }
 
@@ -465,6 +467,10 @@ class BodySearch {
   std::vector<std::pair<uint64_t, uint64_t>> present_;
   // Whether sumsStillToMake applies here, and what it knows (SummandState).
   bool chargesSums_ = false;
+  // withOperators: the floor where the group threeGroup_ needs a third
+  // new value (sumsStillToMake), not yet proven.
+  double floorIfThree_ = 0;
+  int threeGroup_ = -1;
   SummandState tensorSummands_;
   std::vector<SummandState> summands_;
   std::vector<SumKey> wantedScratch_;
@@ -727,7 +733,12 @@ class BodySearch {
       }
       const FloorPoint& p = (*points)[i];
       if (beatenHere(base + p.us)) return true;
-      if (!beatenHere(base + withOperators(p))) return false;
+      const double floor = withOperators(p);
+      if (beatenHere(base + floor)) continue;
+      // The two-operator test (Summands::twoOperatorsMake) costs more than
+      // the rest of a state: only where its answer would decide.
+      if (floorIfThree_ > floor && beatenHere(base + floorIfThree_) && threeProven(threeGroup_)) continue;
+      return false;
     }
   }
 
@@ -763,7 +774,7 @@ class BodySearch {
       }
       const FloorPoint& p = (*points)[i];
       if (p.us >= best) return best;
-      best = std::min(best, withOperators(p));
+      best = std::min(best, provenWithOperators(p));
     }
   }
 
@@ -959,8 +970,24 @@ class BodySearch {
     double operand = 0;
     const double writes = missingOutputElements(p, &operand);
     const double unread = unreadTileElements(p, elems);
-    f.blockSmemBytes += std::max(std::max(unread, operand) + writes, sumsStillToMake(p, unread, operand, writes)) * bytes;
-    return ctx_.kernelFloor(f);
+    const double charged = std::max(unread, operand) + writes;
+    const SumsCharge sums = sumsStillToMake(p, unread, operand, writes);
+    f.blockSmemBytes += std::max(charged, sums.proven) * bytes;
+    const double floor = ctx_.kernelFloor(f);
+    floorIfThree_ = floor;
+    threeGroup_ = sums.ifThreeGroup;
+    if (sums.ifThree > std::max(charged, sums.proven)) {
+      f.blockSmemBytes += (sums.ifThree - std::max(charged, sums.proven)) * bytes;
+      floorIfThree_ = ctx_.kernelFloor(f);
+    }
+    return floor;
+  }
+
+  // withOperators, raised to floorIfThree_ where that is proven
+  // (threeProven): for the bound of a state as a number (stateFloor).
+  double provenWithOperators(const FloorPoint& p) {
+    const double floor = withOperators(p);
+    return floorIfThree_ > floor && threeProven(threeGroup_) ? floorIfThree_ : floor;
   }
 
   // Sums still to make (docs/search.md, "Bounds"): the reads and writes of
@@ -976,13 +1003,18 @@ class BodySearch {
   // operators where every output still missing holds the atom. The sum's
   // read of a value that is new is no read of a value the state has.
   // 0 where none applies.
-  double sumsStillToMake(const FloorPoint& p, double unread, double operand, double writes) {
-    if (!chargesSums_) return 0;
+  struct SumsCharge {
+    double proven = 0;       // elements of shared-memory traffic every completion makes
+    double ifThree = 0;      // the same where group ifThreeGroup needs a third new value
+    int ifThreeGroup = -1;
+  };
+  SumsCharge sumsStillToMake(const FloorPoint& p, double unread, double operand, double writes) {
+    SumsCharge charge;
+    if (!chargesSums_) return charge;
     auto [atoms, classes] = present_.empty() ? std::make_pair(tensorAtoms_, tensorClasses_) : present_.back();
     const SummandState& st = summandState();
     const uint64_t sums = st.sums;
     const uint64_t missingAtoms = ~atoms & ((uint64_t{1} << ctx_.neededAtoms.size()) - 1);
-    double most = 0;
     for (size_t i = 0; i < ctx_.sumNeeds.size(); ++i) {
       const Context::SumNeed& n = ctx_.sumNeeds[i];
       if (sums & (uint64_t{1} << (2 * i))) continue;
@@ -1006,9 +1038,41 @@ class BodySearch {
         fresh = std::max(fresh, static_cast<double>(valuesToWrite(static_cast<size_t>(n.group), st)));
         if (fresh < 2 && !(madeAt(vals_.size()) & (uint32_t{1} << n.group))) fresh = 2;
       }
-      most = std::max(most, std::max(unread + fresh * row, operand + (1 + fresh) * row) + writes + fresh * row);
+      auto cost = [&](double values) {
+        return std::max(unread + values * row, operand + (1 + values) * row) + writes + values * row;
+      };
+      charge.proven = std::max(charge.proven, cost(fresh));
+      if (fresh == 2 && cost(3) > charge.ifThree) {
+        charge.ifThree = cost(3);
+        charge.ifThreeGroup = n.group;
+      }
     }
-    return most;
+    if (charge.ifThree <= charge.proven) charge.ifThreeGroup = -1;
+    return charge;
+  }
+
+  // Group g's summands need a third new value in this state: no two
+  // operators make them (Summands::twoOperatorsMake), asked once per state.
+  bool threeProven(int g) {
+    if (g < 0 || g >= 32) return false;
+    SummandState& st = summands_.empty() ? tensorSummands_ : summands_.back();
+    const uint32_t bit = uint32_t{1} << g;
+    if (!(st.threeKnown & bit)) {
+      const Context::SumGroup& group = ctx_.sumGroups[static_cast<size_t>(g)];
+      wantedScratch_.clear();
+      for (uint32_t m = wantedNeeds(group, st.sums); m != 0; m &= m - 1)
+        wantedScratch_.push_back(ctx_.sumNeeds[static_cast<size_t>(std::countr_zero(m))].summand);
+      valuesScratch_.clear();
+      auto add = [&](ExprId e) {
+        const SumKeys* k = &keysOf(e, static_cast<size_t>(g));
+        if (std::find(valuesScratch_.begin(), valuesScratch_.end(), k) == valuesScratch_.end()) valuesScratch_.push_back(k);
+      };
+      for (const Tensor& t : plan_.tensors) add(t.expr);
+      for (const BVal& v : vals_) add(v.expr);
+      if (!ctx_.summands.twoOperatorsMakeMemo(wantedScratch_, valuesScratch_)) st.three |= bit;
+      st.threeKnown |= bit;
+    }
+    return (st.three & bit) != 0;
   }
 
   // Explores the state just pushed unless it was explored with at least as

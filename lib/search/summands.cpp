@@ -80,6 +80,11 @@ const SumKeys& Summands::degreeOneKeys(const ExprTable& exprs, ExprId e, int slo
       s.filter |= SumKeys::filterBit(k);
     }
   }
+  std::vector<uint64_t> content;
+  for (SumKey k : s.keys) content.push_back(k.bits);
+  std::sort(content.begin(), content.end());
+  content.push_back(s.wild ? 1 : 0);
+  s.id = ids_.emplace(std::move(content), static_cast<int32_t>(ids_.size())).first->second;
   index_.put(id, static_cast<int32_t>(sets_.size()));
   sets_.push_back(std::move(s));
   return sets_.back();
@@ -98,6 +103,144 @@ bool Summands::oneOperatorWithMakes(const std::vector<SumKey>& wanted, const Sum
                                     const std::vector<const SumKeys*>& values) {
   if (added.wild || inverts(wanted, added) || pairMakes(wanted, added, added)) return true;
   return std::any_of(values.begin(), values.end(), [&](const SumKeys* v) { return pairMakes(wanted, added, *v); });
+}
+
+namespace {
+
+// A key set as the two-operator test builds them.
+struct KeySet {
+  std::vector<SumKey> keys;
+  uint64_t filter = 0;
+  void add(SumKey k) {
+    const uint64_t bit = SumKeys::filterBit(k);
+    if ((filter & bit) && std::find(keys.begin(), keys.end(), k) != keys.end()) return;
+    filter |= bit;
+    keys.push_back(k);
+  }
+  bool has(SumKey k) const {
+    return (filter & SumKeys::filterBit(k)) && std::find(keys.begin(), keys.end(), k) != keys.end();
+  }
+};
+
+SumKey plus(SumKey a, SumKey b) { return minus(a, negated(b)); }
+
+// Bit i: wanted[i] = a + x for some a of `a` and x of `x` (`sign` +1), or
+// x - a (sign -1: wanted[i] + a in x), or a - x (sign 0: a - wanted[i] in x).
+uint32_t maskOf(const std::vector<SumKey>& wanted, uint32_t open, const KeySet& a, const KeySet& x, int sign) {
+  uint32_t m = 0;
+  for (uint32_t r = open; r != 0; r &= r - 1) {
+    const int i = std::countr_zero(r);
+    const SumKey k = wanted[static_cast<size_t>(i)];
+    for (SumKey ka : a.keys) {
+      const SumKey want = sign > 0 ? minus(k, ka) : sign < 0 ? plus(k, ka) : minus(ka, k);
+      if (x.has(want)) {
+        m |= uint32_t{1} << i;
+        break;
+      }
+    }
+  }
+  return m;
+}
+
+KeySet combined(const KeySet& a, const KeySet& b, bool difference) {
+  KeySet r;
+  for (SumKey x : a.keys)
+    for (SumKey y : b.keys) r.add(difference ? minus(x, y) : plus(x, y));
+  return r;
+}
+
+}  // namespace
+
+bool Summands::twoOperatorsMake(const std::vector<SumKey>& wanted, const std::vector<const SumKeys*>& values) {
+  if (wanted.empty() || wanted.size() > 31) return true;
+  const uint32_t full = (uint32_t{1} << wanted.size()) - 1;
+  // The values present, and a value without the label: the empty key.
+  std::vector<KeySet> sets;
+  for (const SumKeys* v : values) {
+    if (v->wild) return true;
+    KeySet s;
+    for (SumKey k : v->keys) s.add(k);
+    sets.push_back(std::move(s));
+  }
+  KeySet zero;
+  zero.add(SumKey{});
+  sets.push_back(zero);
+  const size_t n = sets.size();
+  // One operator of two values present: X + Y, X - Y, -X (a number over X).
+  std::vector<uint32_t> sum(n * n), diff(n * n), neg(n);
+  std::vector<uint32_t> products;
+  for (size_t x = 0; x < n; ++x) {
+    neg[x] = maskOf(wanted, full, zero, sets[x], 0);
+    products.push_back(neg[x]);
+    for (size_t y = 0; y < n; ++y) {
+      sum[x * n + y] = maskOf(wanted, full, sets[y], sets[x], +1);
+      diff[x * n + y] = maskOf(wanted, full, sets[y], sets[x], -1);
+      products.push_back(sum[x * n + y]);
+      products.push_back(diff[x * n + y]);
+    }
+  }
+  std::sort(products.begin(), products.end());
+  products.erase(std::unique(products.begin(), products.end()), products.end());
+  // One product holds them all, or two products of values present do.
+  for (uint32_t a : products)
+    for (uint32_t b : products)
+      if ((a | b) == full) return true;
+  // A sum of X and Y (no wanted key), then an operator of it: with a value
+  // Z present (times, over, or under it), with itself, or a number over it.
+  std::vector<uint32_t> p(n), d1(n), d2(n);
+  for (size_t z = 0; z < n; ++z) {
+    for (size_t x = 0; x < n; ++x) {
+      p[x] = sum[x * n + z];
+      d1[x] = diff[x * n + z];
+      d2[x] = diff[z * n + x];
+    }
+    for (size_t x = 0; x < n; ++x)
+      for (size_t y = x; y < n; ++y)
+        if ((p[x] | p[y]) == full || (d1[x] | d1[y]) == full || (d2[x] | d2[y]) == full) return true;
+  }
+  for (size_t x = 0; x < n; ++x)
+    for (size_t y = x; y < n; ++y) {
+      if ((neg[x] | neg[y]) == full) return true;
+      if ((sum[x * n + x] | sum[x * n + y] | sum[y * n + y]) == full) return true;
+      if ((diff[x * n + x] | diff[x * n + y] | diff[y * n + x] | diff[y * n + y]) == full) return true;
+    }
+  // A product V of values present (X + Y, X - Y or -X), then an operator of
+  // V with a value Z present, with itself, or a number over it; the keys V
+  // holds count too.
+  auto chained = [&](const KeySet& v, uint32_t own) {
+    const uint32_t open = full & ~own;
+    if (open == 0) return true;
+    for (size_t z = 0; z < n; ++z)
+      for (int sign : {+1, -1, 0})
+        if (maskOf(wanted, open, sets[z], v, sign) == open) return true;
+    return maskOf(wanted, open, v, v, +1) == open || maskOf(wanted, open, v, v, -1) == open;
+  };
+  for (size_t x = 0; x < n; ++x) {
+    if (chained(combined(zero, sets[x], true), neg[x])) return true;
+    for (size_t y = 0; y < n; ++y) {
+      if (y >= x && chained(combined(sets[x], sets[y], false), sum[x * n + y])) return true;
+      if (chained(combined(sets[x], sets[y], true), diff[x * n + y])) return true;
+    }
+  }
+  return false;
+}
+
+bool Summands::twoOperatorsMakeMemo(const std::vector<SumKey>& wanted, const std::vector<const SumKeys*>& values) {
+  std::vector<uint64_t> key;
+  for (SumKey k : wanted) key.push_back(k.bits);
+  key.push_back(0);
+  const size_t first = key.size();
+  for (const SumKeys* v : values) key.push_back(static_cast<uint64_t>(v->id));
+  std::sort(key.begin() + static_cast<std::ptrdiff_t>(first), key.end());
+  key.erase(std::unique(key.begin() + static_cast<std::ptrdiff_t>(first), key.end()), key.end());
+  if (auto it = twoMemo_.find(key); it != twoMemo_.end()) return it->second;
+  std::vector<const SumKeys*> distinct;
+  for (const SumKeys* v : values)
+    if (std::none_of(distinct.begin(), distinct.end(), [&](const SumKeys* d) { return d->id == v->id; }))
+      distinct.push_back(v);
+  const bool made = twoOperatorsMake(wanted, distinct);
+  twoMemo_.emplace(std::move(key), made);
+  return made;
 }
 
 int Summands::valuesToWrite(size_t wanted, size_t mostKeys, int cap) {

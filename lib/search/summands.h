@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <vector>
 
 #include "mirage/search/expr.h"
@@ -44,6 +45,7 @@ struct SumKey {
 // monomials has an exponent of those inputs that is no integer, or too
 // large; every question about it is answered "may be made".
 struct SumKeys {
+  int32_t id = -1;  // equal for equal contents (wild, keys): Summands interns them
   bool wild = false;
   std::vector<SumKey> keys;
   uint64_t filter = 0;  // bit filterBit(k) of every key: most "holds k?" answers are one test
@@ -72,6 +74,17 @@ class Summands {
   static bool oneOperatorWithMakes(const std::vector<SumKey>& wanted, const SumKeys& added,
                                    const std::vector<const SumKeys*>& values);
 
+  // Two new values can hold `wanted` between them (each key in one),
+  // the second one made of the first, the values present, or neither:
+  // every way of making two values with one operator each (sums of two
+  // values, which hold no key neither holds, then any operator of that;
+  // two products of values present; a product of a product). False
+  // proves that a third new value is needed.
+  static bool twoOperatorsMake(const std::vector<SumKey>& wanted, const std::vector<const SumKeys*>& values);
+  // The same, memoized by `wanted` and the contents of `values` (SumKeys::id):
+  // states share them far more often than they share values.
+  bool twoOperatorsMakeMemo(const std::vector<SumKey>& wanted, const std::vector<const SumKeys*>& values);
+
   // The fewest new values that can hold `wanted` keys none of the present
   // values holds, where a present value has at most `mostKeys` keys, by
   // counting: a sum holds at most the keys of its operands (and no key
@@ -87,6 +100,8 @@ class Summands {
  private:
   std::deque<SumKeys> sets_;  // a deque: the references handed out stay valid as it grows
   FlatMemo<int32_t> index_;
+  std::map<std::vector<uint64_t>, int32_t> ids_;  // contents (keys sorted, then wild) to SumKeys::id
+  std::map<std::vector<uint64_t>, bool> twoMemo_;  // wanted, 0, the sorted ids of values
 };
 
 }  // namespace mirage::search
