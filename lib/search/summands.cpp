@@ -142,6 +142,24 @@ uint32_t maskOf(const std::vector<SumKey>& wanted, uint32_t open, const KeySet& 
   return m;
 }
 
+// maskOf(...) == open, stopping at the first key not made.
+bool covers(const std::vector<SumKey>& wanted, uint32_t open, const KeySet& a, const KeySet& x, int sign) {
+  if (open != 0 && a.keys.size() * x.keys.size() < static_cast<size_t>(std::popcount(open))) return false;
+  for (uint32_t r = open; r != 0; r &= r - 1) {
+    const SumKey k = wanted[static_cast<size_t>(std::countr_zero(r))];
+    bool found = false;
+    for (SumKey ka : a.keys) {
+      const SumKey want = sign > 0 ? minus(k, ka) : sign < 0 ? plus(k, ka) : minus(ka, k);
+      if (x.has(want)) {
+        found = true;
+        break;
+      }
+    }
+    if (!found) return false;
+  }
+  return true;
+}
+
 KeySet combined(const KeySet& a, const KeySet& b, bool difference) {
   KeySet r;
   for (SumKey x : a.keys)
@@ -212,8 +230,8 @@ bool Summands::twoOperatorsMake(const std::vector<SumKey>& wanted, const std::ve
     if (open == 0) return true;
     for (size_t z = 0; z < n; ++z)
       for (int sign : {+1, -1, 0})
-        if (maskOf(wanted, open, sets[z], v, sign) == open) return true;
-    return maskOf(wanted, open, v, v, +1) == open || maskOf(wanted, open, v, v, -1) == open;
+        if (covers(wanted, open, sets[z], v, sign)) return true;
+    return covers(wanted, open, v, v, +1) || covers(wanted, open, v, v, -1);
   };
   for (size_t x = 0; x < n; ++x) {
     if (chained(combined(zero, sets[x], true), neg[x])) return true;
