@@ -325,7 +325,7 @@ class BodySearch {
     uint64_t sums = 0;      // Context::sumsPresentOf, of every value present
     uint32_t made = 0;      // summandsMadeAfter, once madeKnown
     bool madeKnown = false;  // made is asked for only where counting leaves it open (madeAt)
-    uint32_t threeKnown = 0, three = 0;  // per group: threeProven asked, and its answer
+    uint32_t moreKnown[2] = {0, 0}, more[2] = {0, 0};  // per group and 3 or 4 values: moreProven asked, its answer
     uint64_t mostKeys = 0;  // per group below 8, a byte: the most degree-1 keys a value present holds (255: more)
   };
   static constexpr size_t kCountedGroups = 8;
@@ -357,7 +357,7 @@ class BodySearch {
       mostKeys(e);
     }
     next.madeKnown = false;
-    next.threeKnown = next.three = 0;
+    next.moreKnown[0] = next.moreKnown[1] = next.more[0] = next.more[1] = 0;
     return next;
   }
 
@@ -467,10 +467,11 @@ class BodySearch {
   std::vector<std::pair<uint64_t, uint64_t>> present_;
   // Whether sumsStillToMake applies here, and what it knows (SummandState).
   bool chargesSums_ = false;
-  // withOperators: the floor where the group threeGroup_ needs a third
-  // new value (sumsStillToMake), not yet proven.
-  double floorIfThree_ = 0;
-  int threeGroup_ = -1;
+  // withOperators: the floor where the group moreGroup_ needs moreValues_
+  // new values (sumsStillToMake), not yet proven.
+  double floorIfMore_ = 0;
+  int moreGroup_ = -1;
+  int moreValues_ = 0;
   SummandState tensorSummands_;
   std::vector<SummandState> summands_;
   std::vector<SumKey> wantedScratch_;
@@ -735,9 +736,9 @@ class BodySearch {
       if (beatenHere(base + p.us)) return true;
       const double floor = withOperators(p);
       if (beatenHere(base + floor)) continue;
-      // The two-operator test (Summands::twoOperatorsMake) costs more than
-      // the rest of a state: only where its answer would decide.
-      if (floorIfThree_ > floor && beatenHere(base + floorIfThree_) && threeProven(threeGroup_)) continue;
+      // Summands' operator tests cost more than the rest of a state: only
+      // where the answer would decide.
+      if (floorIfMore_ > floor && beatenHere(base + floorIfMore_) && moreProven(moreGroup_, moreValues_)) continue;
       return false;
     }
   }
@@ -974,20 +975,21 @@ class BodySearch {
     const SumsCharge sums = sumsStillToMake(p, unread, operand, writes);
     f.blockSmemBytes += std::max(charged, sums.proven) * bytes;
     const double floor = ctx_.kernelFloor(f);
-    floorIfThree_ = floor;
-    threeGroup_ = sums.ifThreeGroup;
-    if (sums.ifThree > std::max(charged, sums.proven)) {
-      f.blockSmemBytes += (sums.ifThree - std::max(charged, sums.proven)) * bytes;
-      floorIfThree_ = ctx_.kernelFloor(f);
+    floorIfMore_ = floor;
+    moreGroup_ = sums.ifMoreGroup;
+    moreValues_ = sums.ifMoreValues;
+    if (sums.ifMore > std::max(charged, sums.proven)) {
+      f.blockSmemBytes += (sums.ifMore - std::max(charged, sums.proven)) * bytes;
+      floorIfMore_ = ctx_.kernelFloor(f);
     }
     return floor;
   }
 
-  // withOperators, raised to floorIfThree_ where that is proven
-  // (threeProven): for the bound of a state as a number (stateFloor).
+  // withOperators, raised to floorIfMore_ where that is proven
+  // (moreProven): for the bound of a state as a number (stateFloor).
   double provenWithOperators(const FloorPoint& p) {
     const double floor = withOperators(p);
-    return floorIfThree_ > floor && threeProven(threeGroup_) ? floorIfThree_ : floor;
+    return floorIfMore_ > floor && moreProven(moreGroup_, moreValues_) ? floorIfMore_ : floor;
   }
 
   // Sums still to make (docs/search.md, "Bounds"): the reads and writes of
@@ -1005,8 +1007,9 @@ class BodySearch {
   // 0 where none applies.
   struct SumsCharge {
     double proven = 0;       // elements of shared-memory traffic every completion makes
-    double ifThree = 0;      // the same where group ifThreeGroup needs a third new value
-    int ifThreeGroup = -1;
+    double ifMore = 0;       // the same where group ifMoreGroup needs ifMoreValues new values
+    int ifMoreGroup = -1;
+    int ifMoreValues = 0;
   };
   SumsCharge sumsStillToMake(const FloorPoint& p, double unread, double operand, double writes) {
     SumsCharge charge;
@@ -1042,22 +1045,28 @@ class BodySearch {
         return std::max(unread + values * row, operand + (1 + values) * row) + writes + values * row;
       };
       charge.proven = std::max(charge.proven, cost(fresh));
-      if (fresh == 2 && cost(3) > charge.ifThree) {
-        charge.ifThree = cost(3);
-        charge.ifThreeGroup = n.group;
+      // One more new value than proven, where a test can prove it (two
+      // or three values ruled out by Summands' operator tests).
+      if ((fresh == 2 || fresh == 3) && cost(fresh + 1) > charge.ifMore) {
+        charge.ifMore = cost(fresh + 1);
+        charge.ifMoreGroup = n.group;
+        charge.ifMoreValues = static_cast<int>(fresh) + 1;
       }
     }
-    if (charge.ifThree <= charge.proven) charge.ifThreeGroup = -1;
+    if (charge.ifMore <= charge.proven) charge.ifMoreGroup = -1;
     return charge;
   }
 
-  // Group g's summands need a third new value in this state: no two
-  // operators make them (Summands::twoOperatorsMake), asked once per state.
-  bool threeProven(int g) {
-    if (g < 0 || g >= 32) return false;
+  // Group g's summands need `values` (3 or 4) new values in this state:
+  // no `values` - 1 operators make them (Summands::twoOperatorsMake,
+  // threeOperatorsMake), asked once per state.
+  bool moreProven(int g, int values) {
+    if (g < 0 || g >= 32 || values < 3 || values > 4) return false;
     SummandState& st = summands_.empty() ? tensorSummands_ : summands_.back();
     const uint32_t bit = uint32_t{1} << g;
-    if (!(st.threeKnown & bit)) {
+    uint32_t& known = st.moreKnown[values - 3];
+    uint32_t& proven = st.more[values - 3];
+    if (!(known & bit)) {
       const Context::SumGroup& group = ctx_.sumGroups[static_cast<size_t>(g)];
       wantedScratch_.clear();
       for (uint32_t m = wantedNeeds(group, st.sums); m != 0; m &= m - 1)
@@ -1069,10 +1078,10 @@ class BodySearch {
       };
       for (const Tensor& t : plan_.tensors) add(t.expr);
       for (const BVal& v : vals_) add(v.expr);
-      if (!ctx_.summands.twoOperatorsMakeMemo(wantedScratch_, valuesScratch_)) st.three |= bit;
-      st.threeKnown |= bit;
+      if (!ctx_.summands.operatorsMakeMemo(values - 1, wantedScratch_, valuesScratch_)) proven |= bit;
+      known |= bit;
     }
-    return (st.three & bit) != 0;
+    return (proven & bit) != 0;
   }
 
   // Explores the state just pushed unless it was explored with at least as

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <set>
 
 namespace mirage::search {
 
@@ -143,8 +144,9 @@ uint32_t maskOf(const std::vector<SumKey>& wanted, uint32_t open, const KeySet& 
 }
 
 // maskOf(...) == open, stopping at the first key not made.
-bool covers(const std::vector<SumKey>& wanted, uint32_t open, const KeySet& a, const KeySet& x, int sign) {
-  if (open != 0 && a.keys.size() * x.keys.size() < static_cast<size_t>(std::popcount(open))) return false;
+bool covers(const std::vector<SumKey>& wanted, uint32_t open, size_t openCount, const KeySet& a, const KeySet& x,
+            int sign) {
+  if (a.keys.size() * x.keys.size() < openCount) return false;
   for (uint32_t r = open; r != 0; r &= r - 1) {
     const SumKey k = wanted[static_cast<size_t>(std::countr_zero(r))];
     bool found = false;
@@ -228,10 +230,11 @@ bool Summands::twoOperatorsMake(const std::vector<SumKey>& wanted, const std::ve
   auto chained = [&](const KeySet& v, uint32_t own) {
     const uint32_t open = full & ~own;
     if (open == 0) return true;
+    const size_t count = static_cast<size_t>(std::popcount(open));
     for (size_t z = 0; z < n; ++z)
       for (int sign : {+1, -1, 0})
-        if (covers(wanted, open, sets[z], v, sign)) return true;
-    return covers(wanted, open, v, v, +1) || covers(wanted, open, v, v, -1);
+        if (covers(wanted, open, count, sets[z], v, sign)) return true;
+    return covers(wanted, open, count, v, v, +1) || covers(wanted, open, count, v, v, -1);
   };
   for (size_t x = 0; x < n; ++x) {
     if (chained(combined(zero, sets[x], true), neg[x])) return true;
@@ -243,21 +246,72 @@ bool Summands::twoOperatorsMake(const std::vector<SumKey>& wanted, const std::ve
   return false;
 }
 
-bool Summands::twoOperatorsMakeMemo(const std::vector<SumKey>& wanted, const std::vector<const SumKeys*>& values) {
-  std::vector<uint64_t> key;
+bool Summands::threeOperatorsMake(const std::vector<SumKey>& wanted, const std::vector<const SumKeys*>& values) {
+  if (wanted.empty() || wanted.size() > 31) return true;
+  std::vector<KeySet> sets;
+  for (const SumKeys* v : values) {
+    if (v->wild) return true;
+    KeySet s;
+    for (SumKey k : v->keys) s.add(k);
+    sets.push_back(std::move(s));
+  }
+  KeySet zero;
+  zero.add(SumKey{});
+  sets.push_back(zero);
+  // Every value one operator makes of two present (or of one and a value
+  // without the label), each content once.
+  std::vector<KeySet> first;
+  std::set<std::vector<uint64_t>> seen;
+  auto consider = [&](KeySet v) {
+    std::vector<uint64_t> content;
+    for (SumKey k : v.keys) content.push_back(k.bits);
+    std::sort(content.begin(), content.end());
+    if (seen.insert(std::move(content)).second) first.push_back(std::move(v));
+  };
+  for (size_t x = 0; x < sets.size(); ++x) {
+    consider(combined(zero, sets[x], true));
+    for (size_t y = 0; y < sets.size(); ++y) {
+      if (y >= x) {
+        KeySet u = sets[x];
+        for (SumKey k : sets[y].keys) u.add(k);
+        consider(std::move(u));
+        consider(combined(sets[x], sets[y], false));
+      }
+      consider(combined(sets[x], sets[y], true));
+    }
+  }
+  SumKeys v1;
+  std::vector<const SumKeys*> more = values;
+  more.push_back(&v1);
+  std::vector<SumKey> rest;
+  for (const KeySet& v : first) {
+    rest.clear();
+    for (SumKey k : wanted)
+      if (!v.has(k)) rest.push_back(k);
+    if (rest.empty()) return true;
+    v1.keys = v.keys;
+    v1.filter = v.filter;
+    if (twoOperatorsMake(rest, more)) return true;
+  }
+  return false;
+}
+
+bool Summands::operatorsMakeMemo(int count, const std::vector<SumKey>& wanted,
+                                 const std::vector<const SumKeys*>& values) {
+  std::vector<uint64_t> key{static_cast<uint64_t>(count)};
   for (SumKey k : wanted) key.push_back(k.bits);
   key.push_back(0);
   const size_t first = key.size();
   for (const SumKeys* v : values) key.push_back(static_cast<uint64_t>(v->id));
   std::sort(key.begin() + static_cast<std::ptrdiff_t>(first), key.end());
   key.erase(std::unique(key.begin() + static_cast<std::ptrdiff_t>(first), key.end()), key.end());
-  if (auto it = twoMemo_.find(key); it != twoMemo_.end()) return it->second;
+  if (auto it = memo_.find(key); it != memo_.end()) return it->second;
   std::vector<const SumKeys*> distinct;
   for (const SumKeys* v : values)
     if (std::none_of(distinct.begin(), distinct.end(), [&](const SumKeys* d) { return d->id == v->id; }))
       distinct.push_back(v);
-  const bool made = twoOperatorsMake(wanted, distinct);
-  twoMemo_.emplace(std::move(key), made);
+  const bool made = count <= 2 ? twoOperatorsMake(wanted, distinct) : threeOperatorsMake(wanted, distinct);
+  memo_.emplace(std::move(key), made);
   return made;
 }
 

@@ -21,10 +21,12 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <unordered_map>
 #include <vector>
 
 #include "mirage/search/expr.h"
 #include "mirage/search/flat_memo.h"
+#include "mirage/search/mix.h"
 
 namespace mirage::search {
 
@@ -81,9 +83,14 @@ class Summands {
   // two products of values present; a product of a product). False
   // proves that a third new value is needed.
   static bool twoOperatorsMake(const std::vector<SumKey>& wanted, const std::vector<const SumKeys*>& values);
-  // The same, memoized by `wanted` and the contents of `values` (SumKeys::id):
-  // states share them far more often than they share values.
-  bool twoOperatorsMakeMemo(const std::vector<SumKey>& wanted, const std::vector<const SumKeys*>& values);
+  // Three new values can hold `wanted` between them: some value one
+  // operator makes of the values present, then two more
+  // (twoOperatorsMake with it present, for the keys it does not hold).
+  static bool threeOperatorsMake(const std::vector<SumKey>& wanted, const std::vector<const SumKeys*>& values);
+  // Either, by the number of new values (2 or 3), memoized by `wanted` and
+  // the contents of `values` (SumKeys::id): states share them far more
+  // often than they share values.
+  bool operatorsMakeMemo(int count, const std::vector<SumKey>& wanted, const std::vector<const SumKeys*>& values);
 
   // The fewest new values that can hold `wanted` keys none of the present
   // values holds, where a present value has at most `mostKeys` keys, by
@@ -101,7 +108,14 @@ class Summands {
   std::deque<SumKeys> sets_;  // a deque: the references handed out stay valid as it grows
   FlatMemo<int32_t> index_;
   std::map<std::vector<uint64_t>, int32_t> ids_;  // contents (keys sorted, then wild) to SumKeys::id
-  std::map<std::vector<uint64_t>, bool> twoMemo_;  // wanted, 0, the sorted ids of values
+  struct ContentHash {
+    size_t operator()(const std::vector<uint64_t>& v) const {
+      uint64_t h = v.size();
+      for (uint64_t x : v) h = mix(h ^ x);
+      return static_cast<size_t>(h);
+    }
+  };
+  std::unordered_map<std::vector<uint64_t>, bool, ContentHash> memo_;  // count, wanted, 0, the sorted ids of values
 };
 
 }  // namespace mirage::search

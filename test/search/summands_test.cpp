@@ -2,7 +2,8 @@
 // prove a body must still write new values to hold the summands of a needed
 // sum. A test that answers "cannot be made" where some construction makes
 // them would let the bound prune a plan it must keep, so each is compared
-// with a brute force over every construction of one and two operators.
+// with a brute force over every construction of one, two and three
+// operators.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -108,6 +109,18 @@ bool bruteTwo(const std::vector<SumKey>& wanted, const std::vector<Set>& values)
   return false;
 }
 
+bool bruteThree(const std::vector<SumKey>& wanted, const std::vector<Set>& values) {
+  for (const Set& v1 : oneOperator(values)) {
+    std::vector<SumKey> rest;
+    for (SumKey k : wanted)
+      if (!v1.count(k.bits)) rest.push_back(k);
+    std::vector<Set> more = values;
+    more.push_back(v1);
+    if (rest.empty() || bruteTwo(rest, more)) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 TEST_CASE("summand keys are the exponents of the inputs that carry the label", "[search][summands]") {
@@ -159,6 +172,48 @@ TEST_CASE("the square of Y's keys: made by one operator of Y, not of its parts",
   // The new value is one of the operands.
   const SumKeys y = keys({kx, kah, kax});
   CHECK(Summands::oneOperatorWithMakes(wanted, y, pointers(tiles)));
+}
+
+TEST_CASE("the three-operator test never misses a construction", "[search][summands]") {
+  // As below, smaller (the brute force over three operators is slow):
+  // wanted keys from a random three-operator construction, or random.
+  std::mt19937 rng(11);
+  auto coin = [&](int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng); };
+  int no = 0, yes = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<Set> values(2);
+    for (Set& v : values) v.insert(key(coin(5) - 2, coin(5) - 2).bits);
+    Set held{0};
+    for (const Set& v : values) held.insert(v.begin(), v.end());
+    Set source;
+    std::vector<Set> avail = values;
+    for (int step = 0; step < 3; ++step) {
+      std::vector<Set> next = oneOperator(avail);
+      const Set& v = next[static_cast<size_t>(coin(static_cast<int>(next.size())))];
+      source.insert(v.begin(), v.end());
+      avail.push_back(v);
+    }
+    if (coin(3) == 0) source.insert(key(coin(9) - 4, coin(9) - 4).bits);
+    std::vector<SumKey> wanted;
+    for (uint64_t k : source)
+      if (!held.count(k) && wanted.size() < 6) wanted.push_back(unpack(k));
+    if (wanted.size() < 2) continue;
+    std::vector<SumKeys> sets;
+    for (const Set& v : values) {
+      std::vector<SumKey> ks;
+      for (uint64_t k : v) ks.push_back(unpack(k));
+      sets.push_back(keys(ks));
+    }
+    const bool three = Summands::threeOperatorsMake(wanted, pointers(sets));
+    INFO("trial " << trial);
+    if (bruteThree(wanted, values)) {
+      CHECK(three);
+      ++yes;
+    }
+    if (!three) ++no;
+  }
+  CHECK(no > 10);
+  CHECK(yes > 30);
 }
 
 TEST_CASE("counting the keys new values hold", "[search][summands]") {
