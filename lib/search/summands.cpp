@@ -169,10 +169,21 @@ KeySet combined(const KeySet& a, const KeySet& b, bool difference) {
   return r;
 }
 
+// Beyond these the tests answer "may be made" without looking (which only
+// proves less): their work grows as the cube of the values present, times
+// the values one operator makes for the three-operator test, and each key
+// set's size.
+constexpr size_t kMostValuesForTwo = 24, kMostValuesForThree = 12, kMostKeys = 16;
+
+bool tooLarge(const std::vector<const SumKeys*>& values, size_t most) {
+  return values.size() > most ||
+         std::any_of(values.begin(), values.end(), [](const SumKeys* v) { return v->keys.size() > kMostKeys; });
+}
+
 }  // namespace
 
 bool Summands::twoOperatorsMake(const std::vector<SumKey>& wanted, const std::vector<const SumKeys*>& values) {
-  if (wanted.empty() || wanted.size() > 31) return true;
+  if (wanted.empty() || wanted.size() > 31 || tooLarge(values, kMostValuesForTwo)) return true;
   const uint32_t full = (uint32_t{1} << wanted.size()) - 1;
   // The values present, and a value without the label: the empty key.
   std::vector<KeySet> sets;
@@ -247,7 +258,7 @@ bool Summands::twoOperatorsMake(const std::vector<SumKey>& wanted, const std::ve
 }
 
 bool Summands::threeOperatorsMake(const std::vector<SumKey>& wanted, const std::vector<const SumKeys*>& values) {
-  if (wanted.empty() || wanted.size() > 31) return true;
+  if (wanted.empty() || wanted.size() > 31 || tooLarge(values, kMostValuesForThree)) return true;
   std::vector<KeySet> sets;
   for (const SumKeys* v : values) {
     if (v->wild) return true;
