@@ -180,22 +180,29 @@ bool tooLarge(const std::vector<const SumKeys*>& values, size_t most) {
          std::any_of(values.begin(), values.end(), [](const SumKeys* v) { return v->keys.size() > kMostKeys; });
 }
 
-}  // namespace
-
-bool Summands::twoOperatorsMake(const std::vector<SumKey>& wanted, const std::vector<const SumKeys*>& values) {
-  if (wanted.empty() || wanted.size() > 31 || tooLarge(values, kMostValuesForTwo)) return true;
-  const uint32_t full = (uint32_t{1} << wanted.size()) - 1;
-  // The values present, and a value without the label: the empty key.
-  std::vector<KeySet> sets;
+// The key sets of the values present, then that of a value without the
+// label (the empty key); false where one is wild.
+bool presentSets(const std::vector<const SumKeys*>& values, std::vector<KeySet>& sets) {
   for (const SumKeys* v : values) {
-    if (v->wild) return true;
+    if (v->wild) return false;
     KeySet s;
     for (SumKey k : v->keys) s.add(k);
     sets.push_back(std::move(s));
   }
   KeySet zero;
   zero.add(SumKey{});
-  sets.push_back(zero);
+  sets.push_back(std::move(zero));
+  return true;
+}
+
+}  // namespace
+
+bool Summands::twoOperatorsMake(const std::vector<SumKey>& wanted, const std::vector<const SumKeys*>& values) {
+  if (wanted.empty() || wanted.size() > 31 || tooLarge(values, kMostValuesForTwo)) return true;
+  const uint32_t full = (uint32_t{1} << wanted.size()) - 1;
+  std::vector<KeySet> sets;
+  if (!presentSets(values, sets)) return true;
+  const KeySet& zero = sets.back();
   const size_t n = sets.size();
   // One operator of two values present: X + Y, X - Y, -X (a number over X).
   std::vector<uint32_t> sum(n * n), diff(n * n), neg(n);
@@ -260,15 +267,8 @@ bool Summands::twoOperatorsMake(const std::vector<SumKey>& wanted, const std::ve
 bool Summands::threeOperatorsMake(const std::vector<SumKey>& wanted, const std::vector<const SumKeys*>& values) {
   if (wanted.empty() || wanted.size() > 31 || tooLarge(values, kMostValuesForThree)) return true;
   std::vector<KeySet> sets;
-  for (const SumKeys* v : values) {
-    if (v->wild) return true;
-    KeySet s;
-    for (SumKey k : v->keys) s.add(k);
-    sets.push_back(std::move(s));
-  }
-  KeySet zero;
-  zero.add(SumKey{});
-  sets.push_back(zero);
+  if (!presentSets(values, sets)) return true;
+  const KeySet zero = sets.back();
   // Every value one operator makes of two present (or of one and a value
   // without the label), each content once.
   std::vector<KeySet> first;

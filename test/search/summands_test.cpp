@@ -86,6 +86,16 @@ std::vector<Set> oneOperator(const std::vector<Set>& available) {
   return out;
 }
 
+std::vector<SumKeys> summandKeys(const std::vector<Set>& values) {
+  std::vector<SumKeys> sets;
+  for (const Set& v : values) {
+    std::vector<SumKey> ks;
+    for (uint64_t k : v) ks.push_back(unpack(k));
+    sets.push_back(keys(ks));
+  }
+  return sets;
+}
+
 bool holdsAll(const Set& s, const std::vector<SumKey>& wanted) {
   return std::all_of(wanted.begin(), wanted.end(), [&](SumKey k) { return s.count(k.bits) > 0; });
 }
@@ -198,12 +208,7 @@ TEST_CASE("the three-operator test never misses a construction", "[search][summa
     for (uint64_t k : source)
       if (!held.count(k) && wanted.size() < 6) wanted.push_back(unpack(k));
     if (wanted.size() < 2) continue;
-    std::vector<SumKeys> sets;
-    for (const Set& v : values) {
-      std::vector<SumKey> ks;
-      for (uint64_t k : v) ks.push_back(unpack(k));
-      sets.push_back(keys(ks));
-    }
+    const std::vector<SumKeys> sets = summandKeys(values);
     const bool three = Summands::threeOperatorsMake(wanted, pointers(sets));
     INFO("trial " << trial);
     if (bruteThree(wanted, values)) {
@@ -257,12 +262,7 @@ TEST_CASE("the one- and two-operator tests never miss a construction", "[search]
     for (uint64_t k : source)
       if (!held.count(k) && wanted.size() < 6 && coin(3) != 0) wanted.push_back(unpack(k));
     if (wanted.empty()) continue;
-    std::vector<SumKeys> sets;
-    for (const Set& v : values) {
-      std::vector<SumKey> ks;
-      for (uint64_t k : v) ks.push_back(unpack(k));
-      sets.push_back(keys(ks));
-    }
+    const std::vector<SumKeys> sets = summandKeys(values);
     const bool one = Summands::oneOperatorMakes(wanted, pointers(sets));
     const bool two = Summands::twoOperatorsMake(wanted, pointers(sets));
     INFO("trial " << trial);
