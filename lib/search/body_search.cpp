@@ -1031,10 +1031,12 @@ class BodySearch {
       BVal one;
       one.labels.assign(1, n.label);
       const double row = blockElements(one, p);
-      // New values with l still to write before the sum: none, the summand,
-      // or (its summands made by no one operator of the present values)
-      // two. Each is read (an emitted body has no dead value), each
-      // maker reads a value with l.
+      // New values with l still to write before the sum: none, the
+      // summand, or more where the summands' keys prove it (two where no
+      // one operator of the values present makes them all, more by
+      // counting; and one more than that where Summands' operator tests
+      // say so, asked in beatenAt). Each is read (an emitted body has no
+      // dead value), each maker reads a value with l.
       const bool summandMissing = !(sums & (uint64_t{1} << (2 * i + 1)));
       double fresh = summandMissing ? 1 : 0;
       if (summandMissing && n.keyed) {
