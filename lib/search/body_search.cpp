@@ -2852,23 +2852,33 @@ int atomOfScaledPower(const Context& ctx, ExprId e) {
 
 }  // namespace
 
-// A mask per expression, memoized in `memo` (bit 63 marks an entry made):
-// `bits(atom id, atom)` of every atom of e, and of the atoms of their
-// arguments, all of them ORed.
-template <typename Bits>
-static uint64_t atomMask(const ExprTable& exprs, std::vector<uint64_t>& memo, ExprId e, const Bits& bits) {
+// A mask of at most 63 bits per expression, memoized in `memo` (bit 63
+// marks an entry made): `compute()` on first use. It may ask for other
+// expressions' masks and grow the table, so the entry is indexed again.
+template <typename Compute>
+static uint64_t memoizedMask(const ExprTable& exprs, std::vector<uint64_t>& memo, ExprId e, const Compute& compute) {
   constexpr uint64_t kDone = uint64_t{1} << 63;
   if (static_cast<size_t>(e) >= memo.size()) memo.resize(exprs.size() + 1024, 0);
   if (memo[static_cast<size_t>(e)] & kDone) return memo[static_cast<size_t>(e)] & ~kDone;
-  uint64_t m = 0;
-  for (const Monomial& term : exprs.poly(e).terms)
-    for (const Factor& f : term.factors) {
-      const Atom& a = exprs.atom(f.atom);
-      m |= bits(f.atom, a);
-      if (a.arg >= 0) m |= atomMask(exprs, memo, a.arg, bits);  // the memo may have grown: index it again below
-    }
+  const uint64_t m = compute();
   memo[static_cast<size_t>(e)] = m | kDone;
   return m;
+}
+
+// `bits(atom id, atom)` of every atom of e, and of the atoms of their
+// arguments, all of them ORed (memoizedMask).
+template <typename Bits>
+static uint64_t atomMask(const ExprTable& exprs, std::vector<uint64_t>& memo, ExprId e, const Bits& bits) {
+  return memoizedMask(exprs, memo, e, [&] {
+    uint64_t m = 0;
+    for (const Monomial& term : exprs.poly(e).terms)
+      for (const Factor& f : term.factors) {
+        const Atom& a = exprs.atom(f.atom);
+        m |= bits(f.atom, a);
+        if (a.arg >= 0) m |= atomMask(exprs, memo, a.arg, bits);
+      }
+    return m;
+  });
 }
 
 uint64_t Context::neededAtomsOf(ExprId e) {
@@ -2885,14 +2895,12 @@ uint64_t Context::inputsOf(ExprId e) {
 }
 
 uint64_t Context::classesOf(ExprId e) {
-  constexpr uint64_t kDone = uint64_t{1} << 63;
-  if (static_cast<size_t>(e) >= classMemo.size()) classMemo.resize(exprs.size() + 1024, 0);
-  if (classMemo[static_cast<size_t>(e)] & kDone) return classMemo[static_cast<size_t>(e)] & ~kDone;
-  uint64_t m = 0;
-  for (size_t c = 0; c < classExprs.size() && c < 63; ++c)
-    if (exprs.equalUpToScale(e, classExprs[c])) m |= uint64_t{1} << c;
-  classMemo[static_cast<size_t>(e)] = m | kDone;
-  return m;
+  return memoizedMask(exprs, classMemo, e, [&] {
+    uint64_t m = 0;
+    for (size_t c = 0; c < classExprs.size() && c < 63; ++c)
+      if (exprs.equalUpToScale(e, classExprs[c])) m |= uint64_t{1} << c;
+    return m;
+  });
 }
 
 // For each class label L, the sums and maxima the program makes over L,
@@ -3153,19 +3161,17 @@ void collectSumNeeds(Context& ctx, const ProgramLabels& labels) {
 }  // namespace
 
 uint64_t Context::sumsPresentOf(ExprId e) {
-  constexpr uint64_t kDone = uint64_t{1} << 63;
-  if (static_cast<size_t>(e) >= sumsPresentMemo.size()) sumsPresentMemo.resize(exprs.size() + 1024, 0);
-  if (sumsPresentMemo[static_cast<size_t>(e)] & kDone) return sumsPresentMemo[static_cast<size_t>(e)] & ~kDone;
-  uint64_t bits = 0;
-  for (const Monomial& m : exprs.poly(e).terms)
-    for (size_t i = 0; i < sumNeeds.size(); ++i) {
-      const SumNeed& n = sumNeeds[i];
-      if (m.degree != n.degree && m.degree != 1) continue;
-      if (monomialOver(m, n.label) != n.key) continue;
-      bits |= uint64_t{1} << (2 * i + (m.degree == 1 ? 1 : 0));
-    }
-  sumsPresentMemo[static_cast<size_t>(e)] = bits | kDone;
-  return bits;
+  return memoizedMask(exprs, sumsPresentMemo, e, [&] {
+    uint64_t bits = 0;
+    for (const Monomial& m : exprs.poly(e).terms)
+      for (size_t i = 0; i < sumNeeds.size(); ++i) {
+        const SumNeed& n = sumNeeds[i];
+        if (m.degree != n.degree && m.degree != 1) continue;
+        if (monomialOver(m, n.label) != n.key) continue;
+        bits |= uint64_t{1} << (2 * i + (m.degree == 1 ? 1 : 0));
+      }
+    return bits;
+  });
 }
 
 void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& labels,
