@@ -8,12 +8,8 @@ namespace mirage::search {
 
 namespace {
 
-bool holds(const SumKeys& s, SumKey k) {
-  return (s.filter & SumKeys::filterBit(k)) && std::find(s.keys.begin(), s.keys.end(), k) != s.keys.end();
-}
-
-// Lane by lane; exponents stay within 2^13 (keyOf), so differences of
-// two fit 16 bits.
+// Lane by lane; exponents stay within 2^13 (keyOf), so sums and
+// differences of two fit 16 bits.
 SumKey minus(SumKey a, SumKey b) {
   SumKey r;
   for (size_t i = 0; i < SumKey::kInputs; ++i) r.set(i, static_cast<int16_t>(a.at(i) - b.at(i)));
@@ -22,31 +18,56 @@ SumKey minus(SumKey a, SumKey b) {
 
 SumKey negated(SumKey a) { return minus(SumKey{}, a); }
 
-// Every wanted key is some key of `a` plus (or, `difference`, minus) some
-// key of `b`.
-bool combine(const std::vector<SumKey>& wanted, const SumKeys& a, const SumKeys& b, bool difference) {
-  for (const SumKey& k : wanted) {
-    bool found = false;
-    for (const SumKey& ka : a.keys) {
-      // k = ka + kb, or k = ka - kb.
-      if (holds(b, difference ? minus(ka, k) : minus(k, ka))) {
-        found = true;
+SumKey plus(SumKey a, SumKey b) { return minus(a, negated(b)); }
+
+// The key k that x must hold for wanted key w: w = a + x (`sign` +1),
+// w = x - a (sign -1) or w = a - x (sign 0), a a key of the other operand.
+SumKey partner(SumKey w, SumKey a, int sign) { return sign > 0 ? minus(w, a) : sign < 0 ? plus(w, a) : minus(a, w); }
+
+// Bit i: wanted[i] (among `open`) is a combination (`sign`, partner) of a
+// key of `a` and a key of `x`.
+uint32_t maskOf(const std::vector<SumKey>& wanted, uint32_t open, const SumKeys& a, const SumKeys& x, int sign) {
+  uint32_t m = 0;
+  for (uint32_t r = open; r != 0; r &= r - 1) {
+    const int i = std::countr_zero(r);
+    for (SumKey ka : a.keys)
+      if (x.has(partner(wanted[static_cast<size_t>(i)], ka, sign))) {
+        m |= uint32_t{1} << i;
         break;
       }
-    }
-    if (!found) return false;
+  }
+  return m;
+}
+
+// maskOf(...) == open (`openCount` bits), stopping at the first key not made.
+bool covers(const std::vector<SumKey>& wanted, uint32_t open, size_t openCount, const SumKeys& a, const SumKeys& x,
+            int sign) {
+  if (a.keys.size() * x.keys.size() < openCount) return false;
+  for (uint32_t r = open; r != 0; r &= r - 1) {
+    const SumKey w = wanted[static_cast<size_t>(std::countr_zero(r))];
+    if (std::none_of(a.keys.begin(), a.keys.end(), [&](SumKey ka) { return x.has(partner(w, ka, sign)); }))
+      return false;
   }
   return true;
 }
 
-// A number over `b` (or a value without the label over it): the negated keys.
-bool inverts(const std::vector<SumKey>& wanted, const SumKeys& b) {
-  return std::all_of(wanted.begin(), wanted.end(), [&](const SumKey& k) { return holds(b, negated(k)); });
+// The value without the label: the empty key alone.
+const SumKeys& zeroKeys() {
+  static const SumKeys zero = [] {
+    SumKeys z;
+    z.add(SumKey{});
+    return z;
+  }();
+  return zero;
 }
 
+// One operator of `a` and `b` (a product, either quotient, or, with b the
+// empty key, a number over a) holds every wanted key (at most 31).
 bool pairMakes(const std::vector<SumKey>& wanted, const SumKeys& a, const SumKeys& b) {
-  return a.wild || b.wild || combine(wanted, a, b, false) || combine(wanted, a, b, true) ||
-         combine(wanted, b, a, true);
+  if (a.wild || b.wild || wanted.size() > 31) return true;
+  const uint32_t all = (uint32_t{1} << wanted.size()) - 1;
+  return covers(wanted, all, wanted.size(), a, b, +1) || covers(wanted, all, wanted.size(), a, b, 0) ||
+         covers(wanted, all, wanted.size(), b, a, 0);
 }
 
 }  // namespace
@@ -76,10 +97,7 @@ const SumKeys& Summands::degreeOneKeys(const ExprTable& exprs, ExprId e, int slo
       s.wild = true;
       continue;
     }
-    if (!holds(s, k)) {
-      s.keys.push_back(k);
-      s.filter |= SumKeys::filterBit(k);
-    }
+    s.add(k);
   }
   std::vector<uint64_t> content;
   for (SumKey k : s.keys) content.push_back(k.bits);
@@ -93,7 +111,7 @@ const SumKeys& Summands::degreeOneKeys(const ExprTable& exprs, ExprId e, int slo
 
 bool Summands::oneOperatorMakes(const std::vector<SumKey>& wanted, const std::vector<const SumKeys*>& values) {
   for (size_t i = 0; i < values.size(); ++i) {
-    if (values[i]->wild || inverts(wanted, *values[i])) return true;
+    if (pairMakes(wanted, zeroKeys(), *values[i])) return true;
     for (size_t j = i; j < values.size(); ++j)
       if (pairMakes(wanted, *values[i], *values[j])) return true;
   }
@@ -102,68 +120,15 @@ bool Summands::oneOperatorMakes(const std::vector<SumKey>& wanted, const std::ve
 
 bool Summands::oneOperatorWithMakes(const std::vector<SumKey>& wanted, const SumKeys& added,
                                     const std::vector<const SumKeys*>& values) {
-  if (added.wild || inverts(wanted, added) || pairMakes(wanted, added, added)) return true;
+  if (pairMakes(wanted, zeroKeys(), added) || pairMakes(wanted, added, added)) return true;
   return std::any_of(values.begin(), values.end(), [&](const SumKeys* v) { return pairMakes(wanted, added, *v); });
 }
 
 namespace {
 
-// A key set as the two-operator test builds them.
-struct KeySet {
-  std::vector<SumKey> keys;
-  uint64_t filter = 0;
-  void add(SumKey k) {
-    const uint64_t bit = SumKeys::filterBit(k);
-    if ((filter & bit) && std::find(keys.begin(), keys.end(), k) != keys.end()) return;
-    filter |= bit;
-    keys.push_back(k);
-  }
-  bool has(SumKey k) const {
-    return (filter & SumKeys::filterBit(k)) && std::find(keys.begin(), keys.end(), k) != keys.end();
-  }
-};
-
-SumKey plus(SumKey a, SumKey b) { return minus(a, negated(b)); }
-
-// Bit i: wanted[i] = a + x for some a of `a` and x of `x` (`sign` +1), or
-// x - a (sign -1: wanted[i] + a in x), or a - x (sign 0: a - wanted[i] in x).
-uint32_t maskOf(const std::vector<SumKey>& wanted, uint32_t open, const KeySet& a, const KeySet& x, int sign) {
-  uint32_t m = 0;
-  for (uint32_t r = open; r != 0; r &= r - 1) {
-    const int i = std::countr_zero(r);
-    const SumKey k = wanted[static_cast<size_t>(i)];
-    for (SumKey ka : a.keys) {
-      const SumKey want = sign > 0 ? minus(k, ka) : sign < 0 ? plus(k, ka) : minus(ka, k);
-      if (x.has(want)) {
-        m |= uint32_t{1} << i;
-        break;
-      }
-    }
-  }
-  return m;
-}
-
-// maskOf(...) == open, stopping at the first key not made.
-bool covers(const std::vector<SumKey>& wanted, uint32_t open, size_t openCount, const KeySet& a, const KeySet& x,
-            int sign) {
-  if (a.keys.size() * x.keys.size() < openCount) return false;
-  for (uint32_t r = open; r != 0; r &= r - 1) {
-    const SumKey k = wanted[static_cast<size_t>(std::countr_zero(r))];
-    bool found = false;
-    for (SumKey ka : a.keys) {
-      const SumKey want = sign > 0 ? minus(k, ka) : sign < 0 ? plus(k, ka) : minus(ka, k);
-      if (x.has(want)) {
-        found = true;
-        break;
-      }
-    }
-    if (!found) return false;
-  }
-  return true;
-}
-
-KeySet combined(const KeySet& a, const KeySet& b, bool difference) {
-  KeySet r;
+// The keys of a product (or, `difference`, a quotient) of a and b.
+SumKeys combined(const SumKeys& a, const SumKeys& b, bool difference) {
+  SumKeys r;
   for (SumKey x : a.keys)
     for (SumKey y : b.keys) r.add(difference ? minus(x, y) : plus(x, y));
   return r;
@@ -182,16 +147,12 @@ bool tooLarge(const std::vector<const SumKeys*>& values, size_t most) {
 
 // The key sets of the values present, then that of a value without the
 // label (the empty key); false where one is wild.
-bool presentSets(const std::vector<const SumKeys*>& values, std::vector<KeySet>& sets) {
+bool presentSets(const std::vector<const SumKeys*>& values, std::vector<SumKeys>& sets) {
   for (const SumKeys* v : values) {
     if (v->wild) return false;
-    KeySet s;
-    for (SumKey k : v->keys) s.add(k);
-    sets.push_back(std::move(s));
+    sets.push_back(*v);
   }
-  KeySet zero;
-  zero.add(SumKey{});
-  sets.push_back(std::move(zero));
+  sets.push_back(zeroKeys());
   return true;
 }
 
@@ -200,9 +161,9 @@ bool presentSets(const std::vector<const SumKeys*>& values, std::vector<KeySet>&
 bool Summands::twoOperatorsMake(const std::vector<SumKey>& wanted, const std::vector<const SumKeys*>& values) {
   if (wanted.empty() || wanted.size() > 31 || tooLarge(values, kMostValuesForTwo)) return true;
   const uint32_t full = (uint32_t{1} << wanted.size()) - 1;
-  std::vector<KeySet> sets;
+  std::vector<SumKeys> sets;
   if (!presentSets(values, sets)) return true;
-  const KeySet& zero = sets.back();
+  const SumKeys& zero = sets.back();
   const size_t n = sets.size();
   // One operator of two values present: X + Y, X - Y, -X (a number over X).
   std::vector<uint32_t> sum(n * n), diff(n * n), neg(n);
@@ -245,7 +206,7 @@ bool Summands::twoOperatorsMake(const std::vector<SumKey>& wanted, const std::ve
   // A product V of values present (X + Y, X - Y or -X), then an operator of
   // V with a value Z present, with itself, or a number over it; the keys V
   // holds count too.
-  auto chained = [&](const KeySet& v, uint32_t own) {
+  auto chained = [&](const SumKeys& v, uint32_t own) {
     const uint32_t open = full & ~own;
     if (open == 0) return true;
     const size_t count = static_cast<size_t>(std::popcount(open));
@@ -266,14 +227,14 @@ bool Summands::twoOperatorsMake(const std::vector<SumKey>& wanted, const std::ve
 
 bool Summands::threeOperatorsMake(const std::vector<SumKey>& wanted, const std::vector<const SumKeys*>& values) {
   if (wanted.empty() || wanted.size() > 31 || tooLarge(values, kMostValuesForThree)) return true;
-  std::vector<KeySet> sets;
+  std::vector<SumKeys> sets;
   if (!presentSets(values, sets)) return true;
-  const KeySet zero = sets.back();
+  const SumKeys zero = sets.back();
   // Every value one operator makes of two present (or of one and a value
   // without the label), each content once.
-  std::vector<KeySet> first;
+  std::vector<SumKeys> first;
   std::set<std::vector<uint64_t>> seen;
-  auto consider = [&](KeySet v) {
+  auto consider = [&](SumKeys v) {
     std::vector<uint64_t> content;
     for (SumKey k : v.keys) content.push_back(k.bits);
     std::sort(content.begin(), content.end());
@@ -283,7 +244,7 @@ bool Summands::threeOperatorsMake(const std::vector<SumKey>& wanted, const std::
     consider(combined(zero, sets[x], true));
     for (size_t y = 0; y < sets.size(); ++y) {
       if (y >= x) {
-        KeySet u = sets[x];
+        SumKeys u = sets[x];
         for (SumKey k : sets[y].keys) u.add(k);
         consider(std::move(u));
         consider(combined(sets[x], sets[y], false));
@@ -291,17 +252,15 @@ bool Summands::threeOperatorsMake(const std::vector<SumKey>& wanted, const std::
       consider(combined(sets[x], sets[y], true));
     }
   }
-  SumKeys v1;
   std::vector<const SumKeys*> more = values;
-  more.push_back(&v1);
+  more.push_back(nullptr);
   std::vector<SumKey> rest;
-  for (const KeySet& v : first) {
+  for (const SumKeys& v : first) {
     rest.clear();
     for (SumKey k : wanted)
       if (!v.has(k)) rest.push_back(k);
     if (rest.empty()) return true;
-    v1.keys = v.keys;
-    v1.filter = v.filter;
+    more.back() = &v;
     if (twoOperatorsMake(rest, more)) return true;
   }
   return false;

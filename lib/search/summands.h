@@ -18,6 +18,7 @@
 // holds, which only a product or a quotient can.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -52,6 +53,14 @@ struct SumKeys {
   std::vector<SumKey> keys;
   uint64_t filter = 0;  // bit filterBit(k) of every key: most "holds k?" answers are one test
   static uint64_t filterBit(SumKey k) { return uint64_t{1} << ((k.bits * 0x9e3779b97f4a7c15ull) >> 58); }
+  bool has(SumKey k) const {
+    return (filter & filterBit(k)) && std::find(keys.begin(), keys.end(), k) != keys.end();
+  }
+  void add(SumKey k) {
+    if (has(k)) return;
+    keys.push_back(k);
+    filter |= filterBit(k);
+  }
 };
 
 class Summands {

@@ -34,10 +34,7 @@ SumKey key(int a, int b = 0, int c = 0) {
 
 SumKeys keys(std::vector<SumKey> ks) {
   SumKeys s;
-  for (SumKey k : ks) {
-    s.keys.push_back(k);
-    s.filter |= SumKeys::filterBit(k);
-  }
+  for (SumKey k : ks) s.add(k);
   return s;
 }
 
