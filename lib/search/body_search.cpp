@@ -388,6 +388,23 @@ class BodySearch {
     return wanted;
   }
 
+  // wantedScratch_: the summands of the needs in `wanted` (wantedNeeds).
+  // valuesScratch_: the key sets (group g's) of the tensors and of the
+  // first `values` body values, each set once where `distinct`.
+  void gatherSummands(size_t g, uint32_t wanted, size_t values, bool distinct) {
+    wantedScratch_.clear();
+    for (uint32_t m = wanted; m != 0; m &= m - 1)
+      wantedScratch_.push_back(ctx_.sumNeeds[static_cast<size_t>(std::countr_zero(m))].summand);
+    valuesScratch_.clear();
+    auto add = [&](ExprId e) {
+      const SumKeys* k = &keysOf(e, g);
+      if (!distinct || std::find(valuesScratch_.begin(), valuesScratch_.end(), k) == valuesScratch_.end())
+        valuesScratch_.push_back(k);
+    };
+    for (const Tensor& t : plan_.tensors) add(t.expr);
+    for (size_t i = 0; i < values; ++i) add(vals_[i].expr);
+  }
+
   // Bit g set: one operator of the values present may make a value
   // holding every summand group g still wants (Summands::oneOperatorMakes),
   // or the question is not asked. A bit once set stays set below: values
@@ -406,13 +423,8 @@ class BodySearch {
       }
       const uint32_t wanted = wantedNeeds(group, now.sums);
       if (wanted == 0) continue;
-      wantedScratch_.clear();
-      for (uint32_t m = wanted; m != 0; m &= m - 1)
-        wantedScratch_.push_back(ctx_.sumNeeds[static_cast<size_t>(std::countr_zero(m))].summand);
-      valuesScratch_.clear();
-      for (const Tensor& t : plan_.tensors) valuesScratch_.push_back(&keysOf(t.expr, g));
       // The body values before e (`old` of them); e, where it is one, is next.
-      for (size_t i = 0; i < old; ++i) valuesScratch_.push_back(&keysOf(vals_[i].expr, g));
+      gatherSummands(g, wanted, old, false);
       bool can;
       if (e >= 0 && wanted == wantedNeeds(group, before.sums)) {
         can = Summands::oneOperatorWithMakes(wantedScratch_, keysOf(e, g), valuesScratch_);
@@ -971,15 +983,15 @@ class BodySearch {
     double operand = 0;
     const double writes = missingOutputElements(p, &operand);
     const double unread = unreadTileElements(p, elems);
-    const double charged = std::max(unread, operand) + writes;
     const SumsCharge sums = sumsStillToMake(p, unread, operand, writes);
-    f.blockSmemBytes += std::max(charged, sums.proven) * bytes;
+    const double charged = std::max(std::max(unread, operand) + writes, sums.proven);
+    f.blockSmemBytes += charged * bytes;
     const double floor = ctx_.kernelFloor(f);
     floorIfMore_ = floor;
     moreGroup_ = sums.ifMoreGroup;
     moreValues_ = sums.ifMoreValues;
-    if (sums.ifMore > std::max(charged, sums.proven)) {
-      f.blockSmemBytes += (sums.ifMore - std::max(charged, sums.proven)) * bytes;
+    if (sums.ifMore > charged) {
+      f.blockSmemBytes += (sums.ifMore - charged) * bytes;
       floorIfMore_ = ctx_.kernelFloor(f);
     }
     return floor;
@@ -1069,17 +1081,8 @@ class BodySearch {
     uint32_t& known = st.moreKnown[values - 3];
     uint32_t& proven = st.more[values - 3];
     if (!(known & bit)) {
-      const Context::SumGroup& group = ctx_.sumGroups[static_cast<size_t>(g)];
-      wantedScratch_.clear();
-      for (uint32_t m = wantedNeeds(group, st.sums); m != 0; m &= m - 1)
-        wantedScratch_.push_back(ctx_.sumNeeds[static_cast<size_t>(std::countr_zero(m))].summand);
-      valuesScratch_.clear();
-      auto add = [&](ExprId e) {
-        const SumKeys* k = &keysOf(e, static_cast<size_t>(g));
-        if (std::find(valuesScratch_.begin(), valuesScratch_.end(), k) == valuesScratch_.end()) valuesScratch_.push_back(k);
-      };
-      for (const Tensor& t : plan_.tensors) add(t.expr);
-      for (const BVal& v : vals_) add(v.expr);
+      gatherSummands(static_cast<size_t>(g), wantedNeeds(ctx_.sumGroups[static_cast<size_t>(g)], st.sums),
+                     vals_.size(), true);
       if (!ctx_.summands.operatorsMakeMemo(values - 1, wantedScratch_, valuesScratch_)) proven |= bit;
       known |= bit;
     }
@@ -3121,6 +3124,7 @@ Label onlySumLabel(const ProgramLabels& labels, int64_t degree) {
 // composite moves push values of their own).
 void collectSumNeeds(Context& ctx, const ProgramLabels& labels) {
   ctx.sumNeeds.clear();
+  ctx.sumGroups.clear();
   ctx.sumsPresentMemo.clear();
   ctx.classAtoms.clear();
   for (int c = 0; c < ctx.targetClasses; ++c)
@@ -3128,7 +3132,6 @@ void collectSumNeeds(Context& ctx, const ProgramLabels& labels) {
   if (ctx.guard || ctx.productsAcrossSums != 0 ||
       std::find(ctx.binaryKinds.begin(), ctx.binaryKinds.end(), ir::OpKind::Matmul) != ctx.binaryKinds.end())
     return;
-  ctx.sumGroups.clear();
   for (size_t c = static_cast<size_t>(ctx.targetClasses); c < ctx.classExprs.size() && c < 63; ++c)
     for (const Monomial& m : ctx.exprs.poly(ctx.classExprs[c]).terms) {
       if (m.degree <= 1) continue;
