@@ -378,13 +378,14 @@ double kernelFloorUs(const KernelFloor& floor, const ArchSpec& arch, const CostO
   return toCost(-1, w, arch).totalUs;
 }
 
-double launchesFloorUs(int launches, double dramBytes, const ArchSpec& arch) {
+double launchesFloorUs(int launches, double dramBytes, const ArchSpec& arch, int64_t loopSteps) {
   if (launches <= 0) return 0;
   // Per launch: launch + max(memory, compute, shared, latency) with latency
-  // at least two round trips (forloop >= 1, waves >= 1); summed over the
-  // launches, the maxima are at least the sum of either term.
+  // waves * (forloop + 1) round trips, at least two (forloop >= 1, waves >=
+  // 1), and forloop + 1 for the launch with `loopSteps` steps; summed over
+  // the launches, the maxima are at least the sum of either term.
   const double n = launches;
-  const double latency = n * 2 * arch.memLatencyUs;
+  const double latency = (n * 2 + static_cast<double>(std::max<int64_t>(1, loopSteps) - 1)) * arch.memLatencyUs;
   const double memory = dramBytes / (arch.dramBandwidthGBs * 1e3);
   return n * arch.launchOverheadUs + std::max(latency, memory);
 }

@@ -139,7 +139,9 @@ void setCostBounds(const backend::ArchSpec& arch, search::Options& sopt) {
     b.blockElements.assign(f.blockElements.begin(), f.blockElements.end());
     return backend::kernelFloorUs(b, arch);
   };
-  sopt.launchesFloor = [arch](int launches, double bytes) { return backend::launchesFloorUs(launches, bytes, arch); };
+  sopt.launchesFloor = [arch](int launches, double bytes, int64_t loopSteps) {
+    return backend::launchesFloorUs(launches, bytes, arch, loopSteps);
+  };
 }
 
 namespace {

@@ -258,6 +258,7 @@ class BodySearch {
         depth_(ctx.limits->maxBlockOps), discLeft_(discrepancies) {
     tiled_.assign(plan.tensors.size(), -1);
     initCarriers();
+    initGuardedSplit();
   }
 
   void run() {
@@ -508,7 +509,11 @@ class BodySearch {
   };
   std::map<std::tuple<ExprId, int64_t, int64_t>, FutureReaders> futureReaders_;
   std::vector<std::pair<int, BVal>> requiredTiles_;  // their tiles that an operator must read (unreadTileElements)
-  double futureUs_ = 0;        // the kernels after this one, at least
+  // A kernel whose every completion saves guarded partials
+  // (initGuardedSplit), and the grid axis that splits them where the bound
+  // charges their loop (else -1).
+  bool savesGuardedPartials_ = false;
+  int guardedSplitAxis_ = -1;
   std::vector<FloorSave> outputSaves_;
   std::unordered_map<uint64_t, FloorPoints> floorByTiles_;
   std::unordered_map<uint64_t, FloorPoints> wholeByTiles_;  // where the kept points ran out (FloorPointList)
@@ -521,17 +526,28 @@ class BodySearch {
   std::vector<double> inputBytes_;
   double outputBytes_ = 0;
 
-  // The kernels after an intermediate one whose tiles are `tiled`: a
-  // launch and two round trips each, and together they move the outputs,
-  // every needed input and every closed kernel's result that neither a
-  // closed kernel nor this one read, and `savedBytes` (this kernel's
-  // results, once it is closed: a later kernel reads each, tryComplete).
-  double futureFor(uint64_t tiled, double savedBytes = 0) const {
+  // What the kernels after an intermediate one whose tiles are `tiled`
+  // move at least: the outputs, every needed input and every closed
+  // kernel's result that neither a closed kernel nor this one read, and
+  // `savedBytes` (this kernel's results, once it is closed: a later kernel
+  // reads each, tryComplete).
+  double futureBytesFor(uint64_t tiled, double savedBytes = 0) const {
     double bytes = outputBytes_ + savedBytes;
     const uint64_t left = unreadInputs_ & ~tiled;
     for (size_t t = 0; t < inputBytes_.size(); ++t)
       if (left & (uint64_t{1} << t)) bytes += inputBytes_[t];
-    return ctx_.launchesFloor(kernelsLeft_ - 1, bytes);
+    return bytes;
+  }
+
+  // The kernels after this one, moving `bytes`: a launch and two round
+  // trips each, and where this kernel saves guarded partials, one of them
+  // walks those partials with a for-loop of exactly as many steps as this
+  // kernel has blocks along their axis (`loopSteps`, stepsAt).
+  double futureUs(double bytes, int64_t loopSteps = 1) const {
+    return ctx_.launchesFloor(kernelsLeft_ - 1, bytes, loopSteps);
+  }
+  int64_t stepsAt(const FloorPoint& p, int axis) const {
+    return axis >= 0 ? p.parts[static_cast<size_t>(axis)] : 1;
   }
 
   // Tiles every completion has (carriers_, beatenWithGridTiles): per grid
@@ -576,7 +592,6 @@ class BodySearch {
       outputSaves_.push_back({ctx_.labels->ofValue[static_cast<size_t>(o)], ir::dtypeBytes(g.dtype)});
     }
     if (!final_) {
-      futureUs_ = ctx_.launchesFloor(kernelsLeft_ - 1, outputBytes);
       outputBytes_ = outputBytes;
       // Inputs the outputs need, and results of closed kernels, that no
       // closed kernel read: this kernel or a later one reads each
@@ -666,17 +681,17 @@ class BodySearch {
     // than four such inputs, only the choice that costs least by both
     // terms' monotonicity: none tiled here, none charged to the future.
     const uint64_t open = final_ ? 0 : unreadInputs_ & ~tileMask_;
-    if (std::popcount(open) > 4) return beatenWithGridTiles(tileMask_, futureUs_);
+    if (std::popcount(open) > 4) return beatenWithGridTiles(tileMask_, outputBytes_);
     for (uint64_t s = open;; s = (s - 1) & open) {  // every subset of open, open itself first
       const uint64_t tiled = tileMask_ | s;
-      if (!beatenWithGridTiles(tiled, final_ ? futureUs_ : futureFor(tiled))) return false;
+      if (!beatenWithGridTiles(tiled, final_ ? outputBytes_ : futureBytesFor(tiled))) return false;
       if (s == 0) break;
     }
     return true;
   }
 
-  // Every completion that tiles at least `tiled` is beaten, with `future`
-  // for the kernels after this one. A completion also has the tiles
+  // Every completion that tiles at least `tiled` is beaten, with the
+  // kernels after this one moving `futureBytes`. A completion also has the tiles
   // carriers_ asks for: for each grid axis that does not split a
   // reduction, a tile of a tensor that carries the axis's label (each value
   // it saves needs a dim the axis maps to, saveInfo, and a value carries a
@@ -688,15 +703,15 @@ class BodySearch {
   // labels). So where no tile gives one yet,
   // every choice of one more such tile must be beaten (more tiles only cost
   // more).
-  bool beatenWithGridTiles(uint64_t tiled, double future) {
+  bool beatenWithGridTiles(uint64_t tiled, double futureBytes) {
     const uint64_t mask = tiled | requiredMask_;
     for (uint64_t carriers : carriers_) {
       if (carriers == 0 || (mask & carriers)) continue;
       for (uint64_t c = carriers & ~mask; c != 0; c &= c - 1)
-        if (!beatenWithGridTiles(tiled | (c & (~c + 1)), future)) return false;
+        if (!beatenWithGridTiles(tiled | (c & (~c + 1)), futureBytes)) return false;
       return true;
     }
-    return beatenAt(pointsFor(mask), ctx_.closedFloorUs + future, [&] { return wholePointsFor(mask); });
+    return beatenAt(pointsFor(mask), futureBytes, [&] { return wholePointsFor(mask); });
   }
 
   // Every completion of this state with lower bound `floor` is dominated
@@ -734,18 +749,25 @@ class BodySearch {
   // Where the points the memo kept run out, and the ones it left out are
   // not beaten by their tiles alone, `whole()` gives them all.
   template <typename Whole>
-  bool beatenAt(const FloorPointList& list, double base, const Whole& whole) {
+  bool beatenAt(const FloorPointList& list, double futureBytes, const Whole& whole) {
     const std::vector<FloorPoint>* points = &list.points;
     FloorPoints all;
+    // The closed kernels and the least future, whatever the extents.
+    const double least = ctx_.closedFloorUs + futureUs(futureBytes);
     for (size_t i = 0;; ++i) {
       if (i == points->size()) {
-        if (all || !list.truncated() || beatenHere(base + list.restUs)) return true;
+        if (all || !list.truncated() || beatenHere(least + list.restUs)) return true;
         all = whole();  // the same points first
         points = &all->points;
         if (i == points->size()) return true;
       }
       const FloorPoint& p = (*points)[i];
-      if (beatenHere(base + p.us)) return true;
+      if (beatenHere(least + p.us)) return true;
+      // The future at these extents: the loop over this kernel's guarded
+      // partials has as many steps as it has blocks along their axis.
+      const double base =
+          guardedSplitAxis_ >= 0 ? ctx_.closedFloorUs + futureUs(futureBytes, stepsAt(p, guardedSplitAxis_)) : least;
+      if (base > least && beatenHere(base + p.us)) continue;
       const double floor = withOperators(p);
       if (beatenHere(base + floor)) continue;
       // Summands' operator tests cost more than the rest of a state: only
@@ -771,30 +793,41 @@ class BodySearch {
   }
 
   // The least of withOperators over extent choices (cheapest first by
-  // their tiles and saves alone, which only add to); `whole` as for
-  // beatenAt.
-  template <typename Whole>
-  double leastWithOperators(const FloorPointList& list, const Whole& whole) {
+  // their tiles and saves alone, which only add to), with `future(p)` added
+  // at each (at least `leastFuture`); `whole` as for beatenAt.
+  template <typename Whole, typename Future>
+  double leastWithOperators(const FloorPointList& list, const Whole& whole, double leastFuture,
+                            const Future& future) {
     double best = std::numeric_limits<double>::infinity();
     const std::vector<FloorPoint>* points = &list.points;
     FloorPoints all;
     for (size_t i = 0;; ++i) {
       if (i == points->size()) {
-        if (all || !list.truncated() || list.restUs >= best) return best;
+        if (all || !list.truncated() || list.restUs + leastFuture >= best) return best;
         all = whole();  // the same points first
         points = &all->points;
         if (i == points->size()) return best;
       }
       const FloorPoint& p = (*points)[i];
-      if (p.us >= best) return best;
-      best = std::min(best, provenWithOperators(p));
+      if (p.us + leastFuture >= best) return best;
+      best = std::min(best, provenWithOperators(p) + future(p));
     }
+  }
+  template <typename Whole>
+  double leastWithOperators(const FloorPointList& list, const Whole& whole) {
+    return leastWithOperators(list, whole, 0.0, [](const FloorPoint&) { return 0.0; });
   }
 
   // The lower bound of the plan in this state, without a threshold.
   double stateFloor() {
     const uint64_t mask = tileMask_ | requiredMask_;
-    return ctx_.closedFloorUs + futureUs_ + leastWithOperators(floorPoints(), [&] { return wholePointsFor(mask); });
+    const double least = futureUs(outputBytes_);
+    return ctx_.closedFloorUs + leastWithOperators(floorPoints(), [&] { return wholePointsFor(mask); }, least,
+                                                   [&](const FloorPoint& p) {
+                                                     return guardedSplitAxis_ >= 0
+                                                                ? futureUs(outputBytes_, stepsAt(p, guardedSplitAxis_))
+                                                                : least;
+                                                   });
   }
 
   // A value's elements in one block at these extents, at least: a dim
@@ -1104,6 +1137,42 @@ class BodySearch {
   }
 
   bool loopIsPartial() const { return cfg_.loop != kUnit && partialOf(cfg_.loop) != 0; }
+  // Under the guard, a for-loop over a label the program sums only under
+  // exps that vary with it (Context::expWeightedSumLabels: a softmax's
+  // keys) accumulates only values that depend on a running maximum: every
+  // term the program sums over that label holds such an exp, which the
+  // guard builds as exp(s - m) with m the running maximum where the loop
+  // walks the label (tryGuardedExp). A sum over the loop of a value without
+  // it is a sum no term of the program makes (docs/search.md, "Guarded
+  // partials").
+  // Only where the program maximizes that label alone: then every exp of a
+  // value that varies with it subtracts a maximum over it.
+  // The grid axis whose blocks a kernel's partial results are side by side
+  // for (plan_.partialAxis), -1 where none splits a reduction.
+  int lastSplitAxis() const {
+    int axis = -1;
+    for (size_t a = 0; a < cfg_.grid.size(); ++a)
+      if (cfg_.grid[a].split) axis = static_cast<int>(a);
+    return axis;
+  }
+
+  // An intermediate kernel with a for-loop where accumNeedsScan holds and
+  // a grid axis that splits a reduction: every accumulator of its bodies
+  // rescales by a running maximum, and it saves only those (tryClose), so
+  // each completion saves guarded partials beside their block maxima, and
+  // a later kernel combines them only by a for-loop over them
+  // (tryWeightedAccum) of exactly this kernel's blocks along the split
+  // axis (loopOptions). docs/search.md, "Guarded partials".
+  void initGuardedSplit() {
+    savesGuardedPartials_ = !final_ && accumNeedsScan() && lastSplitAxis() >= 0;
+    if (savesGuardedPartials_ && ctx_.chargePartialLoops) guardedSplitAxis_ = lastSplitAxis();
+  }
+
+  bool accumNeedsScan() const {
+    return ctx_.guard && ctx_.guardedSplitRules && cfg_.loop != kUnit && !loopIsPartial() && cfg_.loop < 64 &&
+           (ctx_.expWeightedSumLabels & (uint64_t{1} << cfg_.loop)) != 0 && ctx_.maxLabels.size() == 1 &&
+           *ctx_.maxLabels.begin() == cfg_.loop;
+  }
   // Each block holds only part of label l.
   bool gridSplits(Label l) const {
     return std::any_of(cfg_.grid.begin(), cfg_.grid.end(), [&](const GridAxis& a) { return a.label == l; });
@@ -2226,7 +2295,7 @@ class BodySearch {
           std::find(a.labels.begin(), a.labels.end(), cfg_.loop) == a.labels.end()) {
         if (ctx_.guard && a.needsWeight >= 0) {
           tryWeightedAccum(i, depthLeft);
-        } else if (a.scan != -2) {
+        } else if (a.scan != -2 && (a.scan >= 0 || !accumNeedsScan())) {
           BodyOp op;
           op.kind = ir::OpKind::Accum;
           op.in0 = i;
@@ -2569,6 +2638,15 @@ class BodySearch {
       sinks.push_back(static_cast<int>(i));
     }
     if (sinks.empty()) return;
+    // A kernel that saves guarded partials saves only its scan-rescaled
+    // sums (initGuardedSplit): a value made after the loop from them keeps
+    // its block's shift or normalization, and its block's maximum and sum
+    // are not saved with it, so no later kernel can weight it.
+    if (savesGuardedPartials_)
+      for (int sk : sinks) {
+        const BodyOp& op = ops_[static_cast<size_t>(sk)];
+        if (op.kind != ir::OpKind::Accum || op.in1 < 0 || op.accumMax) return;
+      }
     Label partial = static_cast<Label>(plan_.partialAxis.size());
     std::vector<SaveInfo> infos;
     for (int s : sinks) {
@@ -2639,11 +2717,20 @@ class BodySearch {
       for (const SaveInfo& info : infos) save(info, elementBytes(keepF32));
       for (const SaveInfo& info : maxInfos) save(info, elementBytes(true));
       const std::vector<int> tiles = maskTensors(tileMask_);
-      ctx_.closedFloorUs +=
-          leastWithOperators(*kernelFloorPoints(ctx_, plan_, cfg_.grid, cfg_.loop, tiles, saves, partial), [&] {
-            return kernelFloorPoints(ctx_, plan_, cfg_.grid, cfg_.loop, tiles, saves, partial, true);
-          });
-      const double closeBound = ctx_.closedFloorUs + futureFor(tileMask_, savedBytes);
+      const FloorPoints points = kernelFloorPoints(ctx_, plan_, cfg_.grid, cfg_.loop, tiles, saves, partial);
+      const auto whole = [&] { return kernelFloorPoints(ctx_, plan_, cfg_.grid, cfg_.loop, tiles, saves, partial, true); };
+      ctx_.closedFloorUs += leastWithOperators(*points, whole);
+      // Saved block maxima mark guarded partials: the kernel that reads
+      // them walks them with a for-loop of this kernel's blocks along the
+      // split axis (tryWeightedAccum, loopOptions), at each extent choice.
+      const double futureBytes = futureBytesFor(tileMask_, savedBytes);
+      const double least = futureUs(futureBytes);
+      const int axis = scans.empty() || !ctx_.chargePartialLoops ? -1 : lastSplitAxis();
+      const double closeBound =
+          axis < 0 ? ctx_.closedFloorUs + least
+                   : closedBefore + leastWithOperators(*points, whole, least, [&](const FloorPoint& p) {
+                       return futureUs(futureBytes, stepsAt(p, axis));
+                     });
       if (bounding_ && beatenHere(closeBound)) {
         ++ctx_.stats.prunedByBound;
         ctx_.closedFloorUs = closedBefore;
@@ -2677,12 +2764,7 @@ class BodySearch {
       t.index = static_cast<int>(sinks.size() + m);
       plan_.tensors.push_back(t);
     }
-    if (usesPartial) {
-      int axis = -1;
-      for (size_t a = 0; a < cfg_.grid.size(); ++a)
-        if (cfg_.grid[a].split) axis = static_cast<int>(a);
-      plan_.partialAxis.push_back({kernelIndex, axis});
-    }
+    if (usesPartial) plan_.partialAxis.push_back({kernelIndex, lastSplitAxis()});
     plan_.kernels.push_back(std::move(k));
     searchRest();
     if (canBound_ && ctx_.checkAncestorBounds) ctx_.closeBounds.pop_back();
@@ -3065,7 +3147,9 @@ static void collectSumTerms(Context& ctx, const ir::Graph& program, const Progra
                             const std::vector<ExprId>& e) {
   ctx.labelSumTerms.assign(labels.extent.size(), {});
   ctx.sumTermsMemo.clear();
+  ctx.expWeightedSumLabels = 0;
   if (std::any_of(program.ops.begin(), program.ops.end(), opaqueToSumAnalysis)) return;
+  uint64_t summedLabels = 0, plainTermLabels = 0;
   for (const ir::Op& op : program.ops) {
     if (op.kind != ir::OpKind::ReduceSum && op.kind != ir::OpKind::ReduceMean && op.kind != ir::OpKind::Matmul)
       continue;
@@ -3073,9 +3157,28 @@ static void collectSumTerms(Context& ctx, const ir::Graph& program, const Progra
     if (l <= kUnit || l >= 64) continue;
     const auto in = [&](size_t i) { return e[static_cast<size_t>(op.inputs[i])]; };
     const ExprId summed = op.kind == ir::OpKind::Matmul ? ctx.exprs.mul(in(0), in(1)) : in(0);
-    for (const Monomial& m : ctx.exprs.poly(summed).terms)
+    summedLabels |= uint64_t{1} << l;
+    for (const Monomial& m : ctx.exprs.poly(summed).terms) {
       ctx.labelSumTerms[static_cast<size_t>(l)].insert(ctx.monomialOver(m, l));
+      // An exp whose argument has an input with l outside every atom (not
+      // only inside a maximum or a function, which may not vary with l).
+      const uint64_t carriers = ctx.inputsCarrying[static_cast<size_t>(l)];
+      const auto variesWithL = [&](ExprId arg) {
+        for (const Monomial& am : ctx.exprs.poly(arg).terms)
+          for (const Factor& f : am.factors) {
+            const Atom& a = ctx.exprs.atom(f.atom);
+            if (a.kind == AtomKind::Input && a.tag < 63 && (carriers & (uint64_t{1} << a.tag))) return true;
+          }
+        return false;
+      };
+      const bool expOverL = std::any_of(m.factors.begin(), m.factors.end(), [&](const Factor& f) {
+        const Atom& a = ctx.exprs.atom(f.atom);
+        return a.kind == AtomKind::Exp && variesWithL(a.arg);
+      });
+      if (!expOverL) plainTermLabels |= uint64_t{1} << l;
+    }
   }
+  ctx.expWeightedSumLabels = summedLabels & ~plainTermLabels;
 }
 
 namespace {

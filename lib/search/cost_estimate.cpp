@@ -94,9 +94,11 @@ double estimateKernelFloorUs(const KernelFloor& floor) {
          kIterationUs * static_cast<double>(std::max<int64_t>(1, floor.forloop));
 }
 
-double estimateLaunchesFloorUs(int launches, double dramBytes) {
+double estimateLaunchesFloorUs(int launches, double dramBytes, int64_t loopSteps) {
   if (launches <= 0) return 0;
-  return launches * (kLaunchUs + kIterationUs) + dramBytes / kDramBytesPerUs;
+  // One step each, and the steps past the first of the launch with a loop.
+  const double steps = static_cast<double>(launches) + static_cast<double>(std::max<int64_t>(1, loopSteps) - 1);
+  return launches * kLaunchUs + steps * kIterationUs + dramBytes / kDramBytesPerUs;
 }
 
 }  // namespace mirage::search

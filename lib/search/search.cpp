@@ -99,7 +99,7 @@ class Engine {
       launchesFloor_ = opt_.launchesFloor;
     } else {
       kernelFloor_ = [](const KernelFloor& f) { return estimateKernelFloorUs(f); };
-      launchesFloor_ = [](int n, double bytes) { return estimateLaunchesFloorUs(n, bytes); };
+      launchesFloor_ = [](int n, double bytes, int64_t steps) { return estimateLaunchesFloorUs(n, bytes, steps); };
     }
     for (auto& b : bestAtMost_) b.store(std::numeric_limits<double>::infinity());
     bestAny_.store(std::numeric_limits<double>::infinity());
@@ -436,6 +436,8 @@ class Engine {
     if (!opt_.guardInEnumerator) ctx.guard = false;
     ctx.pruneUnreachable = opt_.pruneUnreachable;
     ctx.chargeSums = opt_.chargeSumsStillToMake;
+    ctx.guardedSplitRules = opt_.guardedSplitRules;
+    ctx.chargePartialLoops = opt_.chargePartialLoops;
     ctx.skipBarren = opt_.skipBarren;
     ctx.checkAncestorBounds = opt_.checkAncestorBounds;
     ctx.pruneByBound = opt_.pruneByBound;
@@ -531,7 +533,7 @@ class Engine {
       // k launches that cost more than a verified candidate with at most k
       // launches, or at least as much as one with fewer: no plan of this
       // item can be on the front (Context::beaten).
-      const double itemFloor = launchesFloor_ ? launchesFloor_(it.kernels, ioBytes_) : 0;
+      const double itemFloor = launchesFloor_ ? launchesFloor_(it.kernels, ioBytes_, 1) : 0;
       if (launchesFloor_ && (itemFloor > threshold(it.kernels) || itemFloor >= threshold(it.kernels - 1) ||
                              itemFloor > reach())) {
         std::lock_guard lock(mu_);
@@ -889,7 +891,7 @@ class Engine {
   bool requireGuard_ = false;  // the input guards its exps and --allow-unguarded-exp is off
   std::function<double(const ir::Graph&)> cost_;
   std::function<double(const KernelFloor&)> kernelFloor_;
-  std::function<double(int, double)> launchesFloor_;
+  std::function<double(int, double, int64_t)> launchesFloor_;
   // Per launch count k (capped): the lowest cost of a verified candidate
   // with at most k launches; plans of k kernels whose bound exceeds it are
   // pruned. Candidates with more launches than the cap bound nothing.

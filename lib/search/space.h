@@ -349,7 +349,7 @@ struct Context {
   // lowest cost of a verified candidate with at most k launches (infinity
   // when none); see beaten(). Empty kernelFloor: no bounding.
   std::function<double(const KernelFloor&)> kernelFloor;
-  std::function<double(int, double)> launchesFloor;
+  std::function<double(int, double, int64_t)> launchesFloor;  // Options::launchesFloor
   const std::atomic<double>* bestAtMost = nullptr;
   int planKernels = 0;
   double closedFloorUs = 0;
@@ -479,6 +479,12 @@ struct Context {
   // each: monomialOver); empty for a label nothing sums over, and for
   // every label of a program with layout operators or custom kernels.
   std::vector<std::unordered_set<uint64_t>> labelSumTerms;
+  // Labels (a bit each, below 64) the program sums over, each of whose sums
+  // has in every term an exp whose argument varies with the label (a
+  // softmax's sums over its keys). Under the guard, an accumulation over
+  // such a label is made only of a value that depends on a running
+  // maximum (BodySearch::dfs; docs/search.md, "Guarded partials").
+  uint64_t expWeightedSumLabels = 0;
   FlatMemo<bool> sumTermsMemo;
   uint64_t monomialOver(const Monomial& m, Label l) const;
   // A sum over l of an expression summed over none of the labels `summed`
@@ -534,6 +540,8 @@ struct Context {
   uint64_t sumsPresentOf(ExprId e);
   std::vector<uint64_t> sumsPresentMemo;  // per ExprId; bit 63 set: computed
   bool chargeSums = true;                 // Options::chargeSumsStillToMake
+  bool guardedSplitRules = true;          // Options::guardedSplitRules
+  bool chargePartialLoops = true;         // Options::chargePartialLoops
   uint64_t inputsOf(ExprId e);          // the program inputs e holds (a bit each, anywhere in it)
   std::vector<uint64_t> inputsMemo;     // per ExprId; bit 63 set: computed
   uint64_t targetClassMask() const {

@@ -98,6 +98,9 @@ TEST_CASE("a kernel's floor at its own work is its cost", "[search][bound]") {
   CHECK(backend::kernelFloorUs(f, h100()) == Approx(e.totalUs).epsilon(0.05));
   // k launches cost at least k launch overheads and two round trips each.
   CHECK(backend::launchesFloorUs(3, 0, h100()) == Approx(3 * (2.0 + 1.2)));
+  // A launch that walks 8 partials pays 9 round trips, not 2.
+  CHECK(backend::launchesFloorUs(2, 0, h100(), 8) == Approx(2 * 2.0 + (2 * 2 + 7) * 0.6));
+  CHECK(search::estimateLaunchesFloorUs(2, 0, 8) - search::estimateLaunchesFloorUs(2, 0) == Approx(7 * 0.05));
 }
 
 // Spaces small enough to explore whole without the bound.
@@ -348,4 +351,60 @@ TEST_CASE("sums still to make: the same front with fewer states, under the model
     CHECK(c.stats.boundViolations == 0);
   }
   CHECK(fewer >= 3);
+}
+
+TEST_CASE("guarded partials: the same front with and without their rules and their loop's charge",
+          "[search][bound]") {
+  // GQA at the paper's shapes, two kernels: a first kernel that splits the
+  // keys saves scan-rescaled sums beside its block maxima, and the second
+  // walks them with a for-loop of that kernel's blocks along the keys
+  // (flash decoding; docs/search.md, "Guarded partials"). The rules
+  // (accumulate the keys only with their running maximum; save only
+  // rescaled sums from such a kernel) leave the front as it was, and the
+  // bound's charge for that loop keeps it too, with fewer states.
+  std::optional<ir::Graph> g = parse::parseString(
+      "graph gqa { Q = input f16[2, 256, 64]\n K = input f16[2, 64, 4096]\n V = input f16[2, 4096, 64]\n"
+      " O = matmul(softmax(mul(matmul(Q, K), 0.125), dim=-1), V)\n output O }",
+      "test.mg", std::cerr);
+  REQUIRE(g);
+  verify::Verifier verifier(*g);
+  search::Options o = modelOptions(0, true);
+  o.limits.maxKernels = 2;
+  o.limits.maxDiscrepancies = 5;
+  o.jobs = 1;
+  search::Options rules = o;
+  rules.chargePartialLoops = false;
+  search::Options none = rules;
+  none.guardedSplitRules = false;
+  search::Result a = search::runSearch(*g, verifier, o);
+  search::Result b = search::runSearch(*g, verifier, rules);
+  search::Result c = search::runSearch(*g, verifier, none);
+  INFO(a.stats.states << " states, " << b.stats.states << " without the charge, " << c.stats.states
+                      << " without the rules either");
+  REQUIRE(a.stats.complete);
+  REQUIRE(b.stats.complete);
+  REQUIRE(c.stats.complete);
+  REQUIRE(a.best >= 0);
+  CHECK(a.candidates[static_cast<size_t>(a.best)].kernels == 2);  // flash decoding
+  for (const search::Result* r : {&b, &c}) {
+    REQUIRE(r->candidates.size() == a.candidates.size());
+    for (size_t i = 0; i < a.candidates.size(); ++i)
+      CHECK(ir::printGraph(r->candidates[i].graph) == ir::printGraph(a.candidates[i].graph));
+    CHECK(r->best == a.best);
+  }
+  CHECK(a.stats.states < b.stats.states);
+  CHECK(b.stats.states <= c.stats.states);
+  // Pruning by none of the bounds: the bound of every state on the way to
+  // every template of the space, the loop's charge included, is checked
+  // against its cost.
+  search::Options all = modelOptions(120, true);
+  all.limits.maxKernels = 2;
+  all.limits.maxDiscrepancies = 5;
+  all.checkAncestorBounds = true;
+  all.pruneByBound = false;
+  search::Result d = search::runSearch(*g, verifier, all);
+  INFO(d.stats.firstBoundViolation << "\n" << d.stats.states << " states, " << d.stats.templates << " templates");
+  CHECK(d.stats.complete);
+  CHECK(d.stats.templates > 0);
+  CHECK(d.stats.boundViolations == 0);
 }

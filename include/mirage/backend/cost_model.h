@@ -92,8 +92,11 @@ double kernelFloorUs(const KernelFloor& floor, const ArchSpec& arch, const CostO
 
 // `launches` kernels that together move at least `dramBytes` through device
 // memory, whatever their shapes: each costs at least the launch overhead
-// plus one round trip to memory for its loads and one for its stores.
-double launchesFloorUs(int launches, double dramBytes, const ArchSpec& arch);
+// plus one round trip to memory for its loads and one for its stores, and
+// one of them (where `loopSteps` > 1) one more round trip per for-loop step
+// past the first (a kernel that walks the partials of a split reduction
+// has exactly as many steps as the blocks that wrote them).
+double launchesFloorUs(int launches, double dramBytes, const ArchSpec& arch, int64_t loopSteps = 1);
 
 // The estimate as JSON for --report: {"arch", "predicted_us", "kernels": [{...}]},
 // each kernel with its launch shape, work and time parts.

@@ -95,7 +95,9 @@ struct Options {
   // the bounds of estimateCostUs are used; when `cost` is given without
   // them, nothing is pruned by bound.
   std::function<double(const KernelFloor&)> kernelFloor;
-  std::function<double(int launches, double dramBytes)> launchesFloor;
+  // `loopSteps`: one of the launches has a for-loop of at least that many
+  // steps (1: nothing known).
+  std::function<double(int launches, double dramBytes, int64_t loopSteps)> launchesFloor;
   // Called (from any thread, serialized) for each verified candidate.
   std::function<void(const struct Candidate&)> onCandidate;
   // Called about once a second with the statistics so far.
@@ -115,6 +117,14 @@ struct Options {
   bool skipBarren = true;        // skip a search after a closed kernel that emitted nothing before
   bool deferTies = true;         // verify candidates that only break a tie once the work items are done
   bool chargeSumsStillToMake = true;  // the bound's term for sums a needed argument still lacks
+  // Tests: under the guard, a softmax's label is accumulated only with its
+  // running maximum and a kernel that splits it saves only rescaled sums
+  // (docs/search.md, "Guarded partials"); off, both as before.
+  bool guardedSplitRules = true;
+  // The bound's loop over guarded partials (the kernel that reads them has
+  // as many steps as the blocks that wrote them); needs guardedSplitRules
+  // for the states before a close.
+  bool chargePartialLoops = true;
   // Tests: a template's bound (Stats::boundViolations) is the largest of
   // the bounds of the last kernel's states on the way to it, not only its
   // own, so that the terms of partial bodies are checked against the cost.
@@ -214,6 +224,6 @@ double estimateCostUs(const ir::Graph& program);
 // Lower bounds of estimateCostUs, in the terms of Options::kernelFloor and
 // Options::launchesFloor.
 double estimateKernelFloorUs(const KernelFloor& floor);
-double estimateLaunchesFloorUs(int launches, double dramBytes);
+double estimateLaunchesFloorUs(int launches, double dramBytes, int64_t loopSteps = 1);
 
 }  // namespace mirage::search
