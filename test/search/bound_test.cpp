@@ -355,17 +355,14 @@ TEST_CASE("sums still to make: the same front with fewer states, under the model
 
 TEST_CASE("guarded partials: the same front with and without their rules and their loop's charge",
           "[search][bound]") {
-  // GQA at the paper's shapes, two kernels: a first kernel that splits the
+  // GQA (the example, at the paper's shapes), two kernels: a first kernel that splits the
   // keys saves scan-rescaled sums beside its block maxima, and the second
   // walks them with a for-loop of that kernel's blocks along the keys
   // (flash decoding; docs/search.md, "Guarded partials"). The rules
   // (accumulate the keys only with their running maximum; save only
   // rescaled sums from such a kernel) leave the front as it was, and the
   // bound's charge for that loop keeps it too, with fewer states.
-  std::optional<ir::Graph> g = parse::parseString(
-      "graph gqa { Q = input f16[2, 256, 64]\n K = input f16[2, 64, 4096]\n V = input f16[2, 4096, 64]\n"
-      " O = matmul(softmax(mul(matmul(Q, K), 0.125), dim=-1), V)\n output O }",
-      "test.mg", std::cerr);
+  std::optional<ir::Graph> g = parse::parseFile(fmt::format("{}/gqa.mg", MIRAGE_EXAMPLES_DIR), std::cerr);
   REQUIRE(g);
   verify::Verifier verifier(*g);
   search::Options o = modelOptions(0, true);
