@@ -674,6 +674,8 @@ class BodySearch {
   bool overBound() {
     tieLost_ = -1;  // a new state
     if (!bounding_ || !ctx_.pruneByBound) return false;
+    if (resumeDepth_ == 0 || !ctx_.resumeAncestorWalks) resume_.clear();
+    else resume_ = resumeStack_[resumeDepth_ - 1];
     if (!ctx_.canBeBeaten()) return false;
     // An intermediate kernel: each needed input no closed kernel read is
     // read by this kernel (a tile still to come) or by a later one (its
@@ -754,13 +756,16 @@ class BodySearch {
     FloorPoints all;
     // The closed kernels and the least future, whatever the extents.
     const double least = ctx_.closedFloorUs + futureUs(futureBytes);
-    for (size_t i = 0;; ++i) {
-      if (i == points->size()) {
-        if (all || !list.truncated() || beatenHere(least + list.restUs)) return true;
+    // The extent choices an ancestor of this state found beaten are beaten
+    // here: each completion of this state completes the ancestor.
+    uint32_t& resume = resumeAt(list, futureBytes);
+    for (size_t i = resume;; ++i) {
+      if (i >= points->size() && !all) {
+        if (!list.truncated() || beatenHere(least + list.restUs)) return true;
         all = whole();  // the same points first
         points = &all->points;
-        if (i == points->size()) return true;
       }
+      if (i >= points->size()) return true;
       const FloorPoint& p = (*points)[i];
       if (beatenHere(least + p.us)) return true;
       // The future at these extents: the loop over this kernel's guarded
@@ -773,9 +778,43 @@ class BodySearch {
       // Summands' operator tests cost more than the rest of a state: only
       // where the answer would decide.
       if (floorIfMore_ > floor && beatenHere(base + floorIfMore_) && moreProven(moreGroup_, moreValues_)) continue;
+      resume = static_cast<uint32_t>(i);
       return false;
     }
   }
+
+  // Where a walk of beatenAt over `list` with `futureBytes` stopped: the
+  // first extent choice not beaten, for this state and the states below
+  // it (ResumeScope). The walks of the nearest ancestor that was not
+  // pruned, and of its ancestors, are where this state's begin.
+  struct ResumePoint {
+    const FloorPointList* list = nullptr;
+    double futureBytes = 0;
+    uint32_t index = 0;
+  };
+  std::vector<ResumePoint> resume_;                     // this state's, while overBound runs
+  // Those of the states on the path that were not pruned: the first
+  // resumeDepth_ entries (the vectors are kept, so that their storage is
+  // reused from state to state).
+  std::vector<std::vector<ResumePoint>> resumeStack_;
+  size_t resumeDepth_ = 0;
+  uint32_t& resumeAt(const FloorPointList& list, double futureBytes) {
+    for (ResumePoint& r : resume_)
+      if (r.list == &list && r.futureBytes == futureBytes) return r.index;
+    resume_.push_back({&list, futureBytes, 0});
+    return resume_.back().index;
+  }
+  // Keeps a state's walks for the states below it while dfs explores them.
+  struct ResumeScope {
+    BodySearch& s;
+    explicit ResumeScope(BodySearch& search) : s(search) {
+      if (s.resumeDepth_ == s.resumeStack_.size()) s.resumeStack_.emplace_back();
+      s.resumeStack_[s.resumeDepth_++] = s.resume_;
+    }
+    ~ResumeScope() { --s.resumeDepth_; }
+    ResumeScope(const ResumeScope&) = delete;
+    ResumeScope& operator=(const ResumeScope&) = delete;
+  };
 
   const FloorPointList& floorPoints() { return pointsFor(tileMask_ | requiredMask_); }
 
@@ -2194,6 +2233,7 @@ class BodySearch {
       ++ctx_.stats.prunedByBound;
       return;
     }
+    ResumeScope walks(*this);
     ++ctx_.stats.states;
     if (final_) {
       if (tryComplete()) return;

@@ -438,6 +438,7 @@ class Engine {
     ctx.chargeSums = opt_.chargeSumsStillToMake;
     ctx.guardedSplitRules = opt_.guardedSplitRules;
     ctx.chargePartialLoops = opt_.chargePartialLoops;
+    ctx.resumeAncestorWalks = opt_.resumeAncestorWalks;
     ctx.skipBarren = opt_.skipBarren;
     ctx.checkAncestorBounds = opt_.checkAncestorBounds;
     ctx.pruneByBound = opt_.pruneByBound;

@@ -542,6 +542,7 @@ struct Context {
   bool chargeSums = true;                 // Options::chargeSumsStillToMake
   bool guardedSplitRules = true;          // Options::guardedSplitRules
   bool chargePartialLoops = true;         // Options::chargePartialLoops
+  bool resumeAncestorWalks = true;        // Options::resumeAncestorWalks
   uint64_t inputsOf(ExprId e);          // the program inputs e holds (a bit each, anywhere in it)
   std::vector<uint64_t> inputsMemo;     // per ExprId; bit 63 set: computed
   uint64_t targetClassMask() const {

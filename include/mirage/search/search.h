@@ -125,6 +125,10 @@ struct Options {
   // as many steps as the blocks that wrote them); needs guardedSplitRules
   // for the states before a close.
   bool chargePartialLoops = true;
+  // Tests: a state's bound starts at the first extent choice its nearest
+  // checked ancestor found not beaten (docs/search.md, "Bounds"); off, at
+  // the first. Either way the same states are pruned.
+  bool resumeAncestorWalks = true;
   // Tests: a template's bound (Stats::boundViolations) is the largest of
   // the bounds of the last kernel's states on the way to it, not only its
   // own, so that the terms of partial bodies are checked against the cost.
