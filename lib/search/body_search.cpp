@@ -674,8 +674,9 @@ class BodySearch {
   bool overBound() {
     tieLost_ = -1;  // a new state
     if (!bounding_ || !ctx_.pruneByBound) return false;
-    if (resumeDepth_ == 0 || !ctx_.resumeAncestorWalks) resume_.clear();
-    else resume_ = resumeStack_[resumeDepth_ - 1];
+    if (resumeStack_.size() == resumeDepth_) resumeStack_.emplace_back();
+    if (resumeDepth_ == 0 || !ctx_.resumeAncestorWalks) resumeStack_[resumeDepth_].clear();
+    else resumeStack_[resumeDepth_] = resumeStack_[resumeDepth_ - 1];
     if (!ctx_.canBeBeaten()) return false;
     // An intermediate kernel: each needed input no closed kernel read is
     // read by this kernel (a tile still to come) or by a later one (its
@@ -792,25 +793,23 @@ class BodySearch {
     double futureBytes = 0;
     uint32_t index = 0;
   };
-  std::vector<ResumePoint> resume_;                     // this state's, while overBound runs
-  // Those of the states on the path that were not pruned: the first
-  // resumeDepth_ entries (the vectors are kept, so that their storage is
-  // reused from state to state).
+  // Per state on the path: the first resumeDepth_ entries are those of the
+  // states that were not pruned, the next one the state overBound is
+  // deciding (the vectors are kept, so that their storage is reused from
+  // state to state).
   std::vector<std::vector<ResumePoint>> resumeStack_;
   size_t resumeDepth_ = 0;
   uint32_t& resumeAt(const FloorPointList& list, double futureBytes) {
-    for (ResumePoint& r : resume_)
+    std::vector<ResumePoint>& walks = resumeStack_[resumeDepth_];
+    for (ResumePoint& r : walks)
       if (r.list == &list && r.futureBytes == futureBytes) return r.index;
-    resume_.push_back({&list, futureBytes, 0});
-    return resume_.back().index;
+    walks.push_back({&list, futureBytes, 0});
+    return walks.back().index;
   }
   // Keeps a state's walks for the states below it while dfs explores them.
   struct ResumeScope {
     BodySearch& s;
-    explicit ResumeScope(BodySearch& search) : s(search) {
-      if (s.resumeDepth_ == s.resumeStack_.size()) s.resumeStack_.emplace_back();
-      s.resumeStack_[s.resumeDepth_++] = s.resume_;
-    }
+    explicit ResumeScope(BodySearch& search) : s(search) { ++s.resumeDepth_; }
     ~ResumeScope() { --s.resumeDepth_; }
     ResumeScope(const ResumeScope&) = delete;
     ResumeScope& operator=(const ResumeScope&) = delete;
@@ -860,12 +859,9 @@ class BodySearch {
   // The lower bound of the plan in this state, without a threshold.
   double stateFloor() {
     const uint64_t mask = tileMask_ | requiredMask_;
-    const double least = futureUs(outputBytes_);
-    return ctx_.closedFloorUs + leastWithOperators(floorPoints(), [&] { return wholePointsFor(mask); }, least,
-                                                   [&](const FloorPoint& p) {
-                                                     return guardedSplitAxis_ >= 0
-                                                                ? futureUs(outputBytes_, stepsAt(p, guardedSplitAxis_))
-                                                                : least;
+    return ctx_.closedFloorUs + leastWithOperators(floorPoints(), [&] { return wholePointsFor(mask); },
+                                                   futureUs(outputBytes_), [&](const FloorPoint& p) {
+                                                     return futureUs(outputBytes_, stepsAt(p, guardedSplitAxis_));
                                                    });
   }
 
@@ -1176,16 +1172,6 @@ class BodySearch {
   }
 
   bool loopIsPartial() const { return cfg_.loop != kUnit && partialOf(cfg_.loop) != 0; }
-  // Under the guard, a for-loop over a label the program sums only under
-  // exps that vary with it (Context::expWeightedSumLabels: a softmax's
-  // keys) accumulates only values that depend on a running maximum: every
-  // term the program sums over that label holds such an exp, which the
-  // guard builds as exp(s - m) with m the running maximum where the loop
-  // walks the label (tryGuardedExp). A sum over the loop of a value without
-  // it is a sum no term of the program makes (docs/search.md, "Guarded
-  // partials").
-  // Only where the program maximizes that label alone: then every exp of a
-  // value that varies with it subtracts a maximum over it.
   // The grid axis whose blocks a kernel's partial results are side by side
   // for (plan_.partialAxis), -1 where none splits a reduction.
   int lastSplitAxis() const {
@@ -1207,6 +1193,15 @@ class BodySearch {
     if (savesGuardedPartials_ && ctx_.chargePartialLoops) guardedSplitAxis_ = lastSplitAxis();
   }
 
+  // Under the guard, a for-loop over a label the program sums only under
+  // exps that vary with it (Context::expWeightedSumLabels: a softmax's
+  // keys) accumulates only values that depend on a running maximum: every
+  // term the program sums over that label holds such an exp, which the
+  // guard builds as exp(s - m) with m the running maximum where the loop
+  // walks the label (tryGuardedExp). A sum over the loop of a value without
+  // it is a sum no term of the program makes (docs/search.md, "Guarded
+  // partials"). Only where the program maximizes that label alone: then
+  // every exp of a value that varies with it subtracts a maximum over it.
   bool accumNeedsScan() const {
     return ctx_.guard && ctx_.guardedSplitRules && cfg_.loop != kUnit && !loopIsPartial() && cfg_.loop < 64 &&
            (ctx_.expWeightedSumLabels & (uint64_t{1} << cfg_.loop)) != 0 && ctx_.maxLabels.size() == 1 &&
@@ -2758,7 +2753,9 @@ class BodySearch {
       for (const SaveInfo& info : maxInfos) save(info, elementBytes(true));
       const std::vector<int> tiles = maskTensors(tileMask_);
       const FloorPoints points = kernelFloorPoints(ctx_, plan_, cfg_.grid, cfg_.loop, tiles, saves, partial);
-      const auto whole = [&] { return kernelFloorPoints(ctx_, plan_, cfg_.grid, cfg_.loop, tiles, saves, partial, true); };
+      const auto whole = [&] {
+        return kernelFloorPoints(ctx_, plan_, cfg_.grid, cfg_.loop, tiles, saves, partial, true);
+      };
       ctx_.closedFloorUs += leastWithOperators(*points, whole);
       // Saved block maxima mark guarded partials: the kernel that reads
       // them walks them with a for-loop of this kernel's blocks along the
@@ -3198,19 +3195,18 @@ static void collectSumTerms(Context& ctx, const ir::Graph& program, const Progra
     const auto in = [&](size_t i) { return e[static_cast<size_t>(op.inputs[i])]; };
     const ExprId summed = op.kind == ir::OpKind::Matmul ? ctx.exprs.mul(in(0), in(1)) : in(0);
     summedLabels |= uint64_t{1} << l;
+    // An exp whose argument has an input with l outside every atom (not
+    // only inside a maximum or a function, which may not vary with l): a
+    // term whose monomialOver is not that of a monomial without inputs (a
+    // collision can only make the label look plain, which applies no rule).
+    const uint64_t noInput = ctx.monomialOver(Monomial{}, l);
+    const auto variesWithL = [&](ExprId arg) {
+      const std::vector<Monomial>& terms = ctx.exprs.poly(arg).terms;
+      return std::any_of(terms.begin(), terms.end(),
+                         [&](const Monomial& am) { return ctx.monomialOver(am, l) != noInput; });
+    };
     for (const Monomial& m : ctx.exprs.poly(summed).terms) {
       ctx.labelSumTerms[static_cast<size_t>(l)].insert(ctx.monomialOver(m, l));
-      // An exp whose argument has an input with l outside every atom (not
-      // only inside a maximum or a function, which may not vary with l).
-      const uint64_t carriers = ctx.inputsCarrying[static_cast<size_t>(l)];
-      const auto variesWithL = [&](ExprId arg) {
-        for (const Monomial& am : ctx.exprs.poly(arg).terms)
-          for (const Factor& f : am.factors) {
-            const Atom& a = ctx.exprs.atom(f.atom);
-            if (a.kind == AtomKind::Input && a.tag < 63 && (carriers & (uint64_t{1} << a.tag))) return true;
-          }
-        return false;
-      };
       const bool expOverL = std::any_of(m.factors.begin(), m.factors.end(), [&](const Factor& f) {
         const Atom& a = ctx.exprs.atom(f.atom);
         return a.kind == AtomKind::Exp && variesWithL(a.arg);
