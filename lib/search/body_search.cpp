@@ -251,6 +251,25 @@ std::vector<Config> enumerateConfigs(const Context& ctx, const Plan& plan, bool 
   return out;
 }
 
+// Calls f(factor, atom) for every factor of every term of the roots and,
+// recursively, of the arguments of their atoms (each expression once).
+template <class F>
+void forEachFactorBelow(const ExprTable& exprs, const std::vector<ExprId>& roots, F&& f) {
+  std::vector<ExprId> stack(roots.begin(), roots.end());
+  std::set<ExprId> visited;
+  while (!stack.empty()) {
+    ExprId x = stack.back();
+    stack.pop_back();
+    if (!visited.insert(x).second) continue;
+    for (const Monomial& m : exprs.poly(x).terms)
+      for (const Factor& factor : m.factors) {
+        const Atom& at = exprs.atom(factor.atom);
+        f(factor, at);
+        if (at.arg >= 0) stack.push_back(at.arg);
+      }
+  }
+}
+
 class BodySearch {
  public:
   BodySearch(Context& ctx, Plan& plan, const Config& cfg, bool final, int kernelsLeft, int discrepancies)
@@ -259,6 +278,7 @@ class BodySearch {
     tiled_.assign(plan.tensors.size(), -1);
     initCarriers();
     initGuardedSplit();
+    initExpsStillToMake();
   }
 
   void run() {
@@ -514,6 +534,9 @@ class BodySearch {
   // charges their loop (else -1).
   bool savesGuardedPartials_ = false;
   int guardedSplitAxis_ = -1;
+  // Every completion of this kernel makes the program's exps
+  // (initExpsStillToMake): while its body has no exp, the bound charges them.
+  bool makesExps_ = false;
   std::vector<FloorSave> outputSaves_;
   std::unordered_map<uint64_t, FloorPoints> floorByTiles_;
   std::unordered_map<uint64_t, FloorPoints> wholeByTiles_;  // where the kept points ran out (FloorPointList)
@@ -895,21 +918,33 @@ class BodySearch {
   // and, in the last kernel, a tile that may itself be saved as an output.
   // In the last kernel the same holds for the tiles every completion must
   // still load (requiredMask_, precomputed in requiredTiles_), and for
-  // every other value no operator reads (an intermediate kernel may save
-  // it instead): its reader runs after the loop where the value does, else
-  // in every step.
+  // every other value no operator reads: its reader runs after the loop
+  // where the value does, else in every step. An intermediate kernel may
+  // save such a value instead, but not one that mustBeRead.
   double unreadTileElements(const FloorPoint& p, const std::vector<double>& elems) {
     double inLoop = 0, afterLoop = 0;
     for (size_t i = 0; i < ops_.size(); ++i) {
       const bool tile = ops_[i].kind == ir::OpKind::Tile;
-      if (!tile && !final_) continue;
       const BVal& v = vals_[i];
+      if (!tile && !final_ && !mustBeRead(i)) continue;
       if (v.uses > 0 || v.hidden || mayBeReadFree(v)) continue;
       (v.after ? afterLoop : inLoop) += elems[i];
     }
     for (const auto& [t, v] : requiredTiles_)
       if (!(tileMask_ & (uint64_t{1} << t))) inLoop += blockElements(v, p);
     return inLoop * static_cast<double>(p.forloop) + afterLoop;
+  }
+
+  // An intermediate kernel's value that no completion leaves unread: with
+  // a for-loop, a value made in the loop is no sink (tryClose saves only
+  // after-loop values); where the kernel saves guarded partials, an
+  // after-loop value that is no rescaled accumulator is none either.
+  bool mustBeRead(size_t i) const {
+    if (cfg_.loop == kUnit || !ctx_.chargeUnreadValues) return false;
+    if (!vals_[i].after) return true;
+    if (!savesGuardedPartials_) return false;
+    const BodyOp& op = ops_[i];
+    return op.kind != ir::OpKind::Accum || op.in1 < 0 || op.accumMax;
   }
 
   // A tile whose reader the model may charge no shared traffic: an
@@ -1052,7 +1087,11 @@ class BodySearch {
     const double writes = missingOutputElements(p, &operand);
     const double unread = unreadTileElements(p, elems);
     const SumsCharge sums = sumsStillToMake(p, unread, operand, writes);
-    const double charged = std::max(std::max(unread, operand) + writes, sums.proven);
+    // The exps' traffic is of values other than the outputs' makers', but
+    // a last kernel's output maker may be an exp: added to the reads of
+    // the values present alone.
+    const double charged =
+        std::max({std::max(unread, operand) + writes, unread + expsStillToMake(p), sums.proven});
     f.blockSmemBytes += charged * bytes;
     const double floor = ctx_.kernelFloor(f);
     floorIfMore_ = floor;
@@ -1191,6 +1230,88 @@ class BodySearch {
   void initGuardedSplit() {
     savesGuardedPartials_ = !final_ && accumNeedsScan() && lastSplitAxis() >= 0;
     if (savesGuardedPartials_ && ctx_.chargePartialLoops) guardedSplitAxis_ = lastSplitAxis();
+  }
+
+  // Exps still to make (docs/search.md, "Bounds"). Under the guard, a body
+  // makes an exp only as exp(s - m) at the program's scale (tryGuardedExp),
+  // s equal to the argument of one of the program's exps up to scale, so
+  // with that argument's labels. Where no closed kernel's result holds an
+  // exp, a last kernel makes every exp its blocks' outputs hold: one per
+  // element of the argument a block covers, exp being no function of
+  // others. So does a kernel that saves guarded partials, each of whose
+  // sums over its blocks' keys holds exps of its part of the argument
+  // (accumNeedsScan).
+  void initExpsStillToMake() {
+    if (!ctx_.guard || !ctx_.chargeExps || ctx_.expArgLabels.empty() || (!final_ && !savesGuardedPartials_)) return;
+    std::vector<ExprId> results;
+    for (const Tensor& t : plan_.tensors)
+      if (t.kernel >= 0) results.push_back(t.expr);
+    bool closedExp = false;
+    forEachFactorBelow(ctx_.exprs, results, [&](const Factor&, const Atom& at) {
+      if (at.kind == AtomKind::Exp) closedExp = true;
+    });
+    makesExps_ = !closedExp;
+  }
+
+  // The shared-memory traffic, in elements, of the exps this kernel must
+  // still make at extent choice p (none once the body has an exp), the
+  // least over the program's exps: each element of the argument a block
+  // covers (its block elements, times the loop's steps where the loop
+  // walks one of its labels) is written by the guard's sub and by its exp,
+  // read by the exp, and read twice as s (by reduce_max and by the sub: one
+  // of those reads may be a read that unreadTileElements counts); where no
+  // value and no tensor has the argument's labels, s is new (written, and
+  // both reads are of a new value); and where the loop walks one of its
+  // labels, the exp's result is read in the loop by an operator that is no
+  // accumulator (which reads free only a value without the loop's label).
+  double expsStillToMake(const FloorPoint& p) const {
+    if (!makesExps_) return 0;
+    for (const BodyOp& op : ops_)
+      if (op.kind == ir::OpKind::Exp) return 0;
+    double least = std::numeric_limits<double>::infinity();
+    for (const std::vector<Label>& labels : ctx_.expArgLabels) {
+      BVal arg;
+      arg.labels.assign(labels.begin(), labels.end());
+      const bool walked = std::find(labels.begin(), labels.end(), cfg_.loop) != labels.end();
+      const double elements = blockElements(arg, p) * (walked ? static_cast<double>(p.forloop) : 1.0);
+      const double perElement = (argumentHeld(labels) ? 4 : 6) + expReaders(labels, walked);
+      least = std::min(least, perElement * elements);
+    }
+    return least;
+  }
+
+  // The operators still to come that read a value holding the exps (so
+  // with the argument's labels) and are no accumulators, at least: with a
+  // for-loop, one where it walks a label of the argument (the exp's result
+  // has it), and in a last kernel, one per sum the program makes over a
+  // label of the argument that no one sum makes (Context::expSumsOver; a
+  // sum over a label the loop does not walk is no accumulator, and within
+  // a step of one it does walk, a sum reads the step's values). None
+  // without a loop: a last kernel's output maker, counted apart, may be
+  // such a reader.
+  double expReaders(const std::vector<Label>& labels, bool walked) const {
+    if (cfg_.loop == kUnit) return 0;
+    int readers = walked ? 1 : 0;
+    if (final_)
+      for (Label l : labels)
+        if (l > kUnit && static_cast<size_t>(l) < ctx_.expSumsOver.size())
+          readers = std::max(readers, ctx_.expSumsOver[static_cast<size_t>(l)]);
+    return readers;
+  }
+
+  // Some value of the body, or some tensor (a tile of which it may read),
+  // has every label of `labels`.
+  bool argumentHeld(const std::vector<Label>& labels) const {
+    auto holds = [&](const auto& have) {
+      for (Label l : labels)
+        if (l != kUnit && std::find(have.begin(), have.end(), l) == have.end()) return false;
+      return true;
+    };
+    for (const Tensor& t : plan_.tensors)
+      if (holds(t.labels)) return true;
+    for (const BVal& v : vals_)
+      if (!v.hidden && holds(v.labels)) return true;
+    return false;
   }
 
   // Under the guard, a for-loop over a label the program sums only under
@@ -2574,14 +2695,16 @@ class BodySearch {
   // state and of every state on the way to it in this kernel (the prefixes
   // of its operators), each of which must be at most the cost of this
   // completion. The operators are popped and pushed back in order, which
-  // restores every count.
+  // restores every count. A prefix that ends inside a composite move (its
+  // last value hidden: the guard's reduce_max, scan and sub before their
+  // exp) is no state: dfs never sees it.
   double ancestorsFloor() {
     double most = stateFloor();
     std::vector<BodyOp> ops(ops_.begin(), ops_.end());
     std::vector<BVal> vals(vals_.begin(), vals_.end());
     while (!ops_.empty()) {
       pop();
-      most = std::max(most, stateFloor());
+      if (vals_.empty() || !vals_.back().hidden) most = std::max(most, stateFloor());
     }
     for (size_t i = 0; i < ops.size(); ++i) {
       BVal v = vals[i];
@@ -3187,6 +3310,9 @@ static void collectSumTerms(Context& ctx, const ir::Graph& program, const Progra
   ctx.expWeightedSumLabels = 0;
   if (std::any_of(program.ops.begin(), program.ops.end(), opaqueToSumAnalysis)) return;
   uint64_t summedLabels = 0, plainTermLabels = 0;
+  // Per label: the sums over it whose every term holds an exp that varies
+  // with it, each as the sorted keys of its terms.
+  std::vector<std::set<std::vector<uint64_t>>> expSumKeys(labels.extent.size());
   for (const ir::Op& op : program.ops) {
     if (op.kind != ir::OpKind::ReduceSum && op.kind != ir::OpKind::ReduceMean && op.kind != ir::OpKind::Matmul)
       continue;
@@ -3205,38 +3331,29 @@ static void collectSumTerms(Context& ctx, const ir::Graph& program, const Progra
       return std::any_of(terms.begin(), terms.end(),
                          [&](const Monomial& am) { return ctx.monomialOver(am, l) != noInput; });
     };
+    std::vector<uint64_t> keys;
+    bool everyTermExp = true;
     for (const Monomial& m : ctx.exprs.poly(summed).terms) {
       ctx.labelSumTerms[static_cast<size_t>(l)].insert(ctx.monomialOver(m, l));
+      keys.push_back(ctx.monomialOver(m, l));
       const bool expOverL = std::any_of(m.factors.begin(), m.factors.end(), [&](const Factor& f) {
         const Atom& a = ctx.exprs.atom(f.atom);
         return a.kind == AtomKind::Exp && variesWithL(a.arg);
       });
       if (!expOverL) plainTermLabels |= uint64_t{1} << l;
+      everyTermExp = everyTermExp && expOverL;
     }
+    std::sort(keys.begin(), keys.end());
+    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+    if (everyTermExp && !keys.empty()) expSumKeys[static_cast<size_t>(l)].insert(std::move(keys));
   }
   ctx.expWeightedSumLabels = summedLabels & ~plainTermLabels;
+  ctx.expSumsOver.assign(labels.extent.size(), 0);
+  for (size_t l = 0; l < expSumKeys.size(); ++l)
+    ctx.expSumsOver[l] = static_cast<int>(std::min<size_t>(2, expSumKeys[l].size()));
 }
 
 namespace {
-
-// Calls f(factor, atom) for every factor of every term of the roots and,
-// recursively, of the arguments of their atoms (each expression once).
-template <class F>
-void forEachFactorBelow(const ExprTable& exprs, const std::vector<ExprId>& roots, F&& f) {
-  std::vector<ExprId> stack(roots.begin(), roots.end());
-  std::set<ExprId> visited;
-  while (!stack.empty()) {
-    ExprId x = stack.back();
-    stack.pop_back();
-    if (!visited.insert(x).second) continue;
-    for (const Monomial& m : exprs.poly(x).terms)
-      for (const Factor& factor : m.factors) {
-        const Atom& at = exprs.atom(factor.atom);
-        f(factor, at);
-        if (at.arg >= 0) stack.push_back(at.arg);
-      }
-  }
-}
 
 // The one label a sum of `degree` elements can run over, or kUnit: a
 // label the program reduces over with exactly that extent, where no other
@@ -3399,6 +3516,9 @@ void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& la
       Label l = labels.ofValue[static_cast<size_t>(op.inputs[0])][static_cast<size_t>(op.dim)];
       if (l != kUnit) ctx.maxLabels.insert(l);
     }
+  ctx.expArgLabels.clear();
+  for (const ir::Op& op : program.ops)
+    if (op.kind == ir::OpKind::Exp) ctx.expArgLabels.push_back(labels.ofValue[static_cast<size_t>(op.inputs[0])]);
   // The program's own terms: values equal to one of them (up to a constant)
   // extend a body without a discrepancy.
   for (ExprId x : e)

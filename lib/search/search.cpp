@@ -438,6 +438,8 @@ class Engine {
     ctx.chargeSums = opt_.chargeSumsStillToMake;
     ctx.guardedSplitRules = opt_.guardedSplitRules;
     ctx.chargePartialLoops = opt_.chargePartialLoops;
+    ctx.chargeExps = opt_.chargeExpsStillToMake;
+    ctx.chargeUnreadValues = opt_.chargeUnreadValues;
     ctx.resumeAncestorWalks = opt_.resumeAncestorWalks;
     ctx.skipBarren = opt_.skipBarren;
     ctx.checkAncestorBounds = opt_.checkAncestorBounds;

@@ -304,6 +304,11 @@ struct Context {
   // (maxLabels), a running maximum (scan) where the for-loop walks that dim.
   bool guard = false;
   std::set<Label> maxLabels;
+  // The labels of the argument of each exp of the program (its scores'
+  // labels, for a softmax): a body makes an exp only at the program's
+  // scale, so of an argument equal to one of these up to scale
+  // (BodySearch::expsStillToMake).
+  std::vector<std::vector<Label>> expArgLabels;
   // Every exp atom of the program's values with the magnitude of each
   // exponent it has there (exp(30·t) is exp(t)^30). A body makes an exp
   // only at one of these scales (expAtProgramScale): exp(t) alone reaches
@@ -485,6 +490,11 @@ struct Context {
   // such a label is made only of a value that depends on a running
   // maximum (BodySearch::dfs; docs/search.md, "Guarded partials").
   uint64_t expWeightedSumLabels = 0;
+  // Per class label: how many sums over it the program makes whose every
+  // term holds an exp that varies with it and that no one sum makes (their
+  // terms' monomialOver keys differ; a softmax's denominator and its
+  // weighted sum), up to 2 (BodySearch::expReaders).
+  std::vector<int> expSumsOver;
   FlatMemo<bool> sumTermsMemo;
   uint64_t monomialOver(const Monomial& m, Label l) const;
   // A sum over l of an expression summed over none of the labels `summed`
@@ -542,6 +552,8 @@ struct Context {
   bool chargeSums = true;                 // Options::chargeSumsStillToMake
   bool guardedSplitRules = true;          // Options::guardedSplitRules
   bool chargePartialLoops = true;         // Options::chargePartialLoops
+  bool chargeExps = true;                 // Options::chargeExpsStillToMake
+  bool chargeUnreadValues = true;         // Options::chargeUnreadValues
   bool resumeAncestorWalks = true;        // Options::resumeAncestorWalks
   uint64_t inputsOf(ExprId e);          // the program inputs e holds (a bit each, anywhere in it)
   std::vector<uint64_t> inputsMemo;     // per ExprId; bit 63 set: computed

@@ -125,6 +125,12 @@ struct Options {
   // as many steps as the blocks that wrote them); needs guardedSplitRules
   // for the states before a close.
   bool chargePartialLoops = true;
+  // The bound's term for the exps a kernel must still make under the guard
+  // (docs/search.md, "Exps still to make"); off, as before.
+  bool chargeExpsStillToMake = true;
+  // The bound's term for the values an intermediate kernel's completions
+  // must still read (docs/search.md, "Bounds"); off, tiles only, as before.
+  bool chargeUnreadValues = true;
   // Tests: a state's bound starts at the first extent choice its nearest
   // checked ancestor found not beaten (docs/search.md, "Bounds"); off, at
   // the first. Either way the same states are pruned.
