@@ -198,10 +198,11 @@ std::vector<Config> enumerateConfigs(const Context& ctx, const Plan& plan, bool 
   std::stable_sort(reductions.begin(), reductions.end(),
                    [&](Label a, Label b) { return classExtent(ctx, a) > classExtent(ctx, b); });
   std::vector<Label> loops(reductions.begin(), reductions.end());
+  if (!final) loops.push_back(kUnit);
   for (Label p : partials) loops.push_back(p | (1 << 30));  // marked as partial
   if (!final)
     for (Label c : parallel) loops.push_back(c);
-  loops.push_back(kUnit);
+  if (final) loops.push_back(kUnit);
 
   int maxDims = ctx.limits->maxGridDims;
   size_t n = parallel.size();
