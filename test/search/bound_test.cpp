@@ -353,6 +353,25 @@ TEST_CASE("sums still to make: the same front with fewer states, under the model
   CHECK(fewer >= 3);
 }
 
+// GQA's space with two kernels at most and five discrepancies, complete
+// in a few seconds with one thread: the spaces the guard's rules and
+// charges are compared on.
+static search::Options gqaTwoKernels() {
+  search::Options o = modelOptions(0, true);
+  o.limits.maxKernels = 2;
+  o.limits.maxDiscrepancies = 5;
+  o.jobs = 1;
+  return o;
+}
+
+// b returns a's candidates, text and order, and a's best.
+static void checkSameFront(const search::Result& a, const search::Result& b) {
+  REQUIRE(b.candidates.size() == a.candidates.size());
+  for (size_t i = 0; i < a.candidates.size(); ++i)
+    CHECK(ir::printGraph(b.candidates[i].graph) == ir::printGraph(a.candidates[i].graph));
+  CHECK(b.best == a.best);
+}
+
 TEST_CASE("guarded partials: the same front with and without their rules and their loop's charge",
           "[search][bound]") {
   // GQA (the example, at the paper's shapes), two kernels: a first kernel that splits the
@@ -365,10 +384,7 @@ TEST_CASE("guarded partials: the same front with and without their rules and the
   std::optional<ir::Graph> g = parse::parseFile(fmt::format("{}/gqa.mg", MIRAGE_EXAMPLES_DIR), std::cerr);
   REQUIRE(g);
   verify::Verifier verifier(*g);
-  search::Options o = modelOptions(0, true);
-  o.limits.maxKernels = 2;
-  o.limits.maxDiscrepancies = 5;
-  o.jobs = 1;
+  const search::Options o = gqaTwoKernels();
   search::Options rules = o;
   rules.chargePartialLoops = false;
   search::Options none = rules;
@@ -383,12 +399,8 @@ TEST_CASE("guarded partials: the same front with and without their rules and the
   REQUIRE(c.stats.complete);
   REQUIRE(a.best >= 0);
   CHECK(a.candidates[static_cast<size_t>(a.best)].kernels == 2);  // flash decoding
-  for (const search::Result* r : {&b, &c}) {
-    REQUIRE(r->candidates.size() == a.candidates.size());
-    for (size_t i = 0; i < a.candidates.size(); ++i)
-      CHECK(ir::printGraph(r->candidates[i].graph) == ir::printGraph(a.candidates[i].graph));
-    CHECK(r->best == a.best);
-  }
+  checkSameFront(a, b);
+  checkSameFront(a, c);
   CHECK(a.stats.states < b.stats.states);
   CHECK(b.stats.states <= c.stats.states);
   // A state's walk over the extent choices starts where its nearest
@@ -432,10 +444,7 @@ TEST_CASE("exps still to make and values every completion reads: the same front 
   std::optional<ir::Graph> g = parse::parseFile(fmt::format("{}/gqa.mg", MIRAGE_EXAMPLES_DIR), std::cerr);
   REQUIRE(g);
   verify::Verifier verifier(*g);
-  search::Options o = modelOptions(0, true);
-  o.limits.maxKernels = 2;
-  o.limits.maxDiscrepancies = 5;
-  o.jobs = 1;
+  const search::Options o = gqaTwoKernels();
   search::Options off = o;
   off.chargeExpsStillToMake = false;
   off.chargeUnreadValues = false;
@@ -445,9 +454,6 @@ TEST_CASE("exps still to make and values every completion reads: the same front 
   REQUIRE(a.stats.complete);
   REQUIRE(b.stats.complete);
   REQUIRE(a.best >= 0);
-  REQUIRE(b.candidates.size() == a.candidates.size());
-  for (size_t i = 0; i < a.candidates.size(); ++i)
-    CHECK(ir::printGraph(b.candidates[i].graph) == ir::printGraph(a.candidates[i].graph));
-  CHECK(b.best == a.best);
+  checkSameFront(a, b);
   CHECK(a.stats.states < b.stats.states);
 }
