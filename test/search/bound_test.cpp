@@ -457,3 +457,36 @@ TEST_CASE("exps still to make and values every completion reads: the same front 
   checkSameFront(a, b);
   CHECK(a.stats.states < b.stats.states);
 }
+
+TEST_CASE("exps still to make after a kernel that makes none: QKNorm+GQA, the same front with and without the charges",
+          "[search][bound]") {
+  // QKNorm+GQA at reduced shapes, the whole default space: its plans
+  // include a first kernel that saves the norms or the scores and a last
+  // kernel that makes every exp (the scores' own traffic where no tensor
+  // holds them, the reads of the softmax's two sums), and three-kernel
+  // plans. The charges only prune.
+  std::optional<ir::Graph> g = parse::parseString(R"(graph qknorm_gqa {
+  Q = input f16[2, 32, 64]
+  K = input f16[2, 64, 256]
+  V = input f16[2, 256, 64]
+  S = matmul(rms_norm(Q, dim=-1), rms_norm(K, dim=1))
+  O = matmul(softmax(S, dim=-1), V)
+  output O
+})",
+                                                  "qknorm_small.mg", std::cerr);
+  REQUIRE(g);
+  verify::Verifier verifier(*g);
+  search::Options o = modelOptions(0, true);
+  o.jobs = 1;
+  search::Options off = o;
+  off.chargeExpsStillToMake = false;
+  off.chargeUnreadValues = false;
+  search::Result a = search::runSearch(*g, verifier, o);
+  search::Result b = search::runSearch(*g, verifier, off);
+  INFO(a.stats.states << " states, " << b.stats.states << " without the charges");
+  REQUIRE(a.stats.complete);
+  REQUIRE(b.stats.complete);
+  REQUIRE(a.best >= 0);
+  checkSameFront(a, b);
+  CHECK(a.stats.states < b.stats.states);
+}
