@@ -3309,6 +3309,7 @@ static void collectSumTerms(Context& ctx, const ir::Graph& program, const Progra
   ctx.labelSumTerms.assign(labels.extent.size(), {});
   ctx.sumTermsMemo.clear();
   ctx.expWeightedSumLabels = 0;
+  ctx.expSumsOver.assign(labels.extent.size(), 0);
   if (std::any_of(program.ops.begin(), program.ops.end(), opaqueToSumAnalysis)) return;
   uint64_t summedLabels = 0, plainTermLabels = 0;
   // Per label: the sums over it whose every term holds an exp that varies
@@ -3335,8 +3336,9 @@ static void collectSumTerms(Context& ctx, const ir::Graph& program, const Progra
     std::vector<uint64_t> keys;
     bool everyTermExp = true;
     for (const Monomial& m : ctx.exprs.poly(summed).terms) {
-      ctx.labelSumTerms[static_cast<size_t>(l)].insert(ctx.monomialOver(m, l));
-      keys.push_back(ctx.monomialOver(m, l));
+      const uint64_t key = ctx.monomialOver(m, l);
+      ctx.labelSumTerms[static_cast<size_t>(l)].insert(key);
+      keys.push_back(key);
       const bool expOverL = std::any_of(m.factors.begin(), m.factors.end(), [&](const Factor& f) {
         const Atom& a = ctx.exprs.atom(f.atom);
         return a.kind == AtomKind::Exp && variesWithL(a.arg);
@@ -3349,7 +3351,6 @@ static void collectSumTerms(Context& ctx, const ir::Graph& program, const Progra
     if (everyTermExp && !keys.empty()) expSumKeys[static_cast<size_t>(l)].insert(std::move(keys));
   }
   ctx.expWeightedSumLabels = summedLabels & ~plainTermLabels;
-  ctx.expSumsOver.assign(labels.extent.size(), 0);
   for (size_t l = 0; l < expSumKeys.size(); ++l)
     ctx.expSumsOver[l] = static_cast<int>(std::min<size_t>(2, expSumKeys[l].size()));
 }
