@@ -326,13 +326,14 @@ class BodySearch {
     ops_.reserve(most);
     outcomeSlots_.assign(kFirstOutcomeSlots, OutcomeSlot{});
     initBound();
+    lastKernelUs_ = lastKernelFloor();
     if (final_) {
       present_.reserve(most);
       for (const Tensor& t : plan_.tensors) {
         tensorAtoms_ |= ctx_.neededAtomsOf(t.expr);
         tensorClasses_ |= ctx_.classesOf(t.expr);
       }
-      chargesSums_ = chargesSumsHere();
+      chargesSums_ = !probe_ && chargesSumsHere();
       if (chargesSums_) {
         summands_.reserve(most);
         tensorSummands_ = summandsAfter(SummandState{}, -1);
@@ -538,6 +539,14 @@ class BodySearch {
   // Every completion of this kernel makes the program's exps
   // (initExpsStillToMake): while its body has no exp, the bound charges them.
   bool makesExps_ = false;
+  // An intermediate kernel whose next kernel is the last, where every exp
+  // is still to make: that kernel's least cost (lastKernelFloor), else 0.
+  double lastKernelUs_ = 0;
+  // A last kernel asked for the floor of its empty body by the kernel
+  // before it (emptyBodyFloor): what it must still tile is `probeTiles_`
+  // alone, and nothing a result of that kernel may give is charged.
+  bool probe_ = false;
+  uint64_t probeTiles_ = 0;
   std::vector<FloorSave> outputSaves_;
   std::unordered_map<uint64_t, FloorPoints> floorByTiles_;
   std::unordered_map<uint64_t, FloorPoints> wholeByTiles_;  // where the kept points ran out (FloorPointList)
@@ -568,7 +577,7 @@ class BodySearch {
   // walks those partials with a for-loop of exactly as many steps as this
   // kernel has blocks along their axis (`loopSteps`, stepsAt).
   double futureUs(double bytes, int64_t loopSteps = 1) const {
-    return ctx_.launchesFloor(kernelsLeft_ - 1, bytes, loopSteps);
+    return std::max(ctx_.launchesFloor(kernelsLeft_ - 1, bytes, loopSteps), lastKernelUs_);
   }
   int64_t stepsAt(const FloorPoint& p, int axis) const {
     return axis >= 0 ? p.parts[static_cast<size_t>(axis)] : 1;
@@ -643,6 +652,7 @@ class BodySearch {
       bool needed = ten.kernel >= 0 || ctx_.neededInput[static_cast<size_t>(ten.index)];
       if (needed && !read[t]) requiredMask_ |= uint64_t{1} << t;
     }
+    if (probe_) requiredMask_ = probeTiles_;
     initRequiredTiles();
   }
 
@@ -987,7 +997,7 @@ class BodySearch {
   // result's widest label.
   double missingOutputElements(const FloorPoint& p, double* operand) const {
     *operand = 0;
-    if (!final_ || cfg_.loop != kUnit || !ctx_.pruneUnreachable) return 0;
+    if (!final_ || cfg_.loop != kUnit || !ctx_.pruneUnreachable || probe_) return 0;
     const uint64_t classes = present_.empty() ? tensorClasses_ : present_.back().second;
     double n = 0;
     for (int c = 0; c < ctx_.targetClasses && c < 63; ++c) {
@@ -1244,6 +1254,10 @@ class BodySearch {
   // (accumNeedsScan).
   void initExpsStillToMake() {
     if (!ctx_.guard || !ctx_.chargeExps || ctx_.expArgLabels.empty() || (!final_ && !savesGuardedPartials_)) return;
+    makesExps_ = !closedResultsHoldExp();
+  }
+
+  bool closedResultsHoldExp() const {
     std::vector<ExprId> results;
     for (const Tensor& t : plan_.tensors)
       if (t.kernel >= 0) results.push_back(t.expr);
@@ -1251,7 +1265,78 @@ class BodySearch {
     forEachFactorBelow(ctx_.exprs, results, [&](const Factor&, const Atom& at) {
       if (at.kind == AtomKind::Exp) closedExp = true;
     });
-    makesExps_ = !closedExp;
+    return closedExp;
+  }
+
+  // Under the guard a body makes an exp only against a maximum over a
+  // label of Context::maxLabels that its blocks cover whole, or that its
+  // loop walks keeping a running maximum (tryGuardedExp): a kernel whose
+  // grid splits each such label and whose loop walks none makes none.
+  bool makesNoExp() const {
+    if (ctx_.maxLabels.empty()) return false;
+    for (Label l : ctx_.maxLabels)
+      if (!gridSplits(l) || cfg_.loop == l) return false;
+    return true;
+  }
+
+  // The last kernel, for the states of the kernel before it, where neither
+  // that kernel nor a closed one makes an exp (makesNoExp,
+  // closedResultsHoldExp): the least over the last kernel's configurations
+  // of the floor of its empty body (emptyBodyFloor), with the tiles of
+  // the flow inputs no closed kernel read (Context::flowInputs) as the
+  // tiles it must load, and the exps it must make. Why a flow input's tile
+  // is needed even where this kernel reads the input and saves something
+  // made of it (docs/search.md, "The last kernel before it begins"): every
+  // exp is made in the last kernel, and each of its output blocks is
+  // W·V[:, cols] with weights W that only it computes and that vary over
+  // an open set with the other inputs, so a block of any completion the
+  // verifier accepts reads at least as many elements carrying the input as
+  // the input's own tile has, each of at least its size. Configurations
+  // over the partials a result of this kernel may bring cost at least the
+  // same grid's without a loop (the flow inputs do not have those labels:
+  // their tiles are whole either way, with more round trips), which the
+  // least includes. 0 where it does not apply.
+  double lastKernelFloor() {
+    if (final_ || kernelsLeft_ != 2 || !ctx_.chargeLastKernel || !ctx_.guard || !canBound_ ||
+        ctx_.flowInputs == 0 || !makesNoExp() || closedResultsHoldExp())
+      return 0;
+    std::vector<char> read(plan_.tensors.size(), 0);
+    for (const KernelTemplate& k : plan_.kernels)
+      for (int t : k.args) read[static_cast<size_t>(t)] = 1;
+    uint64_t flow = 0;
+    for (size_t t = 0; t < plan_.tensors.size() && t < 64; ++t) {
+      const Tensor& ten = plan_.tensors[t];
+      if (ten.kernel < 0 && !read[t] && ten.index < 64 && (ctx_.flowInputs >> ten.index & 1)) flow |= uint64_t{1} << t;
+    }
+    if (flow == 0) return 0;
+    MemoKey key;
+    key.put('L').put(flow);
+    for (const Tensor& t : plan_.tensors) key.put('T').put(t.kernel).put(plan_.savedF32(t)).putAll(t.labels).putAll(t.shape);
+    key.put('R').putAll(read);
+    for (size_t p = 1; p < plan_.partialAxis.size(); ++p) {
+      auto [pk, pa] = plan_.partialAxis[p];
+      key.put('P').put(plan_.kernels[static_cast<size_t>(pk)].grid[static_cast<size_t>(pa)].label);
+    }
+    if (auto it = ctx_.lastKernelFloors.find(key.bytes); it != ctx_.lastKernelFloors.end()) return it->second;
+    double least = std::numeric_limits<double>::infinity();
+    for (const Config& c : enumerateConfigs(ctx_, plan_, true)) {
+      BodySearch last(ctx_, plan_, c, true, 1, discLeft_);
+      least = std::min(least, last.emptyBodyFloor(flow));
+    }
+    if (!std::isfinite(least)) least = 0;
+    if (ctx_.lastKernelFloors.size() > 10000) ctx_.lastKernelFloors.clear();  // bounded memory
+    ctx_.lastKernelFloors.emplace(std::move(key.bytes), least);
+    return least;
+  }
+
+  // A last kernel's floor before its first operator, apart from the
+  // closed kernels', where it must tile `tiles` and nothing else is known
+  // of the tensors it will have (probe_).
+  double emptyBodyFloor(uint64_t tiles) {
+    probe_ = true;
+    probeTiles_ = tiles;
+    prepare();
+    return stateFloor() - ctx_.closedFloorUs;
   }
 
   // The shared-memory traffic, in elements, of the exps this kernel must
@@ -1303,6 +1388,7 @@ class BodySearch {
   // Some value of the body, or some tensor (a tile of which it may read),
   // has every label of `labels`.
   bool argumentHeld(const std::vector<Label>& labels) const {
+    if (probe_) return true;  // a result of the kernel before may hold it
     auto holds = [&](const auto& have) {
       for (Label l : labels)
         if (l != kUnit && std::find(have.begin(), have.end(), l) == have.end()) return false;
@@ -3355,6 +3441,29 @@ static void collectSumTerms(Context& ctx, const ir::Graph& program, const Progra
     ctx.expSumsOver[l] = static_cast<int>(std::min<size_t>(2, expSumKeys[l].size()));
 }
 
+// Context::flowInputs: under the guard, the needed inputs the program reads
+// only as the second operand of contractions over a label whose every sum
+// holds exps that vary with it (expWeightedSumLabels), and not as outputs.
+static void collectFlowInputs(Context& ctx, const ir::Graph& program, const ProgramLabels& labels) {
+  ctx.flowInputs = 0;
+  ctx.lastKernelFloors.clear();
+  if (!ctx.guard) return;
+  for (size_t i = 0; i < program.inputs.size() && i < 63; ++i) {
+    const ir::ValueId v = program.inputs[i];
+    if (!ctx.neededInput[i] || std::find(program.outputs.begin(), program.outputs.end(), v) != program.outputs.end())
+      continue;
+    bool read = false, flows = true;
+    for (const ir::Op& op : program.ops) {
+      if (std::find(op.inputs.begin(), op.inputs.end(), v) == op.inputs.end()) continue;
+      read = true;
+      const Label l = op.kind == ir::OpKind::Matmul ? programReducedLabel(op, labels) : kUnit;
+      flows = flows && op.kind == ir::OpKind::Matmul && op.inputs.size() == 2 && op.inputs[0] != v && op.inputs[1] == v &&
+              l > kUnit && l < 64 && (ctx.expWeightedSumLabels >> l & 1);
+    }
+    if (read && flows) ctx.flowInputs |= uint64_t{1} << i;
+  }
+}
+
 namespace {
 
 // The one label a sum of `degree` elements can run over, or kUnit: a
@@ -3603,6 +3712,7 @@ void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& la
     for (Label l : labels.ofValue[static_cast<size_t>(program.inputs[i])])
       if (l != kUnit) ctx.inputsCarrying[static_cast<size_t>(l)] |= uint64_t{1} << i;
   collectSumTerms(ctx, program, labels, e);
+  collectFlowInputs(ctx, program, labels);
   ctx.inputsMemo.clear();
   collectSumNeeds(ctx, labels);
 }

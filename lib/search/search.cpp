@@ -439,6 +439,7 @@ class Engine {
     ctx.guardedSplitRules = opt_.guardedSplitRules;
     ctx.chargePartialLoops = opt_.chargePartialLoops;
     ctx.chargeExps = opt_.chargeExpsStillToMake;
+    ctx.chargeLastKernel = opt_.chargeLastKernel;
     ctx.chargeUnreadValues = opt_.chargeUnreadValues;
     ctx.resumeAncestorWalks = opt_.resumeAncestorWalks;
     ctx.skipBarren = opt_.skipBarren;

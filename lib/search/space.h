@@ -553,6 +553,14 @@ struct Context {
   bool guardedSplitRules = true;          // Options::guardedSplitRules
   bool chargePartialLoops = true;         // Options::chargePartialLoops
   bool chargeExps = true;                 // Options::chargeExpsStillToMake
+  bool chargeLastKernel = true;           // Options::chargeLastKernel
+  // Program inputs (a bit each) whose information must reach the kernel
+  // that makes the exps whole: each is read by the program only as the
+  // second operand of contractions over labels of expWeightedSumLabels (a
+  // softmax's V). Under the guard only (BodySearch::lastKernelFloor).
+  uint64_t flowInputs = 0;
+  // BodySearch::lastKernelFloor per plan (lastKernelKey), bounded.
+  std::unordered_map<std::string, double> lastKernelFloors;
   bool chargeUnreadValues = true;         // Options::chargeUnreadValues
   bool resumeAncestorWalks = true;        // Options::resumeAncestorWalks
   uint64_t inputsOf(ExprId e);          // the program inputs e holds (a bit each, anywhere in it)

@@ -435,19 +435,43 @@ TEST_CASE("guarded partials: the same front with and without their rules and the
 // The whole space of g under o, with and without the charges for exps
 // still to make and values every completion reads: complete both ways,
 // the same front, fewer states with them.
-static void checkExpChargesOnlyPrune(const ir::Graph& g, const search::Options& o) {
+// A bound's term only prunes: `on` and `off` (which differ by that term)
+// give the same candidates, text and order, `on` in fewer states.
+static void checkOnlyPrunes(const ir::Graph& g, const search::Options& on, const search::Options& off) {
   verify::Verifier verifier(g);
-  search::Options off = o;
-  off.chargeExpsStillToMake = false;
-  off.chargeUnreadValues = false;
-  search::Result a = search::runSearch(g, verifier, o);
+  search::Result a = search::runSearch(g, verifier, on);
   search::Result b = search::runSearch(g, verifier, off);
-  INFO(a.stats.states << " states, " << b.stats.states << " without the charges");
+  INFO(a.stats.states << " states, " << b.stats.states << " without the term");
   REQUIRE(a.stats.complete);
   REQUIRE(b.stats.complete);
   REQUIRE(a.best >= 0);
   checkSameFront(a, b);
   CHECK(a.stats.states < b.stats.states);
+}
+
+static void checkExpChargesOnlyPrune(const ir::Graph& g, const search::Options& o) {
+  search::Options off = o;
+  off.chargeExpsStillToMake = false;
+  off.chargeUnreadValues = false;
+  checkOnlyPrunes(g, o, off);
+}
+
+// QKNorm+GQA at reduced shapes: its plans include a first kernel that
+// saves the norms or the scores and a last kernel that makes every exp,
+// and three-kernel plans.
+static ir::Graph qknormSmall(int keys = 256) {
+  std::optional<ir::Graph> g = parse::parseString(fmt::format(R"(graph qknorm_gqa {{
+  Q = input f16[2, 32, 64]
+  K = input f16[2, 64, {0}]
+  V = input f16[2, {0}, 64]
+  S = matmul(rms_norm(Q, dim=-1), rms_norm(K, dim=1))
+  O = matmul(softmax(S, dim=-1), V)
+  output O
+}})",
+                                                              keys),
+                                                  "qknorm_small.mg", std::cerr);
+  REQUIRE(g);
+  return *g;
 }
 
 TEST_CASE("exps still to make and values every completion reads: the same front with and without their charges",
@@ -466,22 +490,44 @@ TEST_CASE("exps still to make and values every completion reads: the same front 
 
 TEST_CASE("exps still to make after a kernel that makes none: QKNorm+GQA, the same front with and without the charges",
           "[search][bound]") {
-  // QKNorm+GQA at reduced shapes, the whole default space: its plans
-  // include a first kernel that saves the norms or the scores and a last
-  // kernel that makes every exp (the scores' own traffic where no tensor
-  // holds them, the reads of the softmax's two sums), and three-kernel
-  // plans. The charges only prune.
-  std::optional<ir::Graph> g = parse::parseString(R"(graph qknorm_gqa {
-  Q = input f16[2, 32, 64]
-  K = input f16[2, 64, 256]
-  V = input f16[2, 256, 64]
-  S = matmul(rms_norm(Q, dim=-1), rms_norm(K, dim=1))
-  O = matmul(softmax(S, dim=-1), V)
-  output O
-})",
-                                                  "qknorm_small.mg", std::cerr);
-  REQUIRE(g);
+  // QKNorm+GQA at reduced shapes, the whole default space (the last
+  // kernel's exps: the scores' own traffic where no tensor holds them, the
+  // reads of the softmax's two sums). The charges only prune.
   search::Options o = modelOptions(0, true);
   o.jobs = 1;
-  checkExpChargesOnlyPrune(*g, o);
+  checkExpChargesOnlyPrune(qknormSmall(), o);
+}
+
+TEST_CASE("the last kernel before it begins: the same front with and without its floor", "[search][bound]") {
+  // Where neither the kernel before the last nor a closed one makes an
+  // exp, the last kernel makes them all and loads V's tile (or a result as
+  // large) in every block: its least floor over its configurations is
+  // charged to the states of the kernel before it (docs/search.md, "The
+  // last kernel before it begins"). It only prunes: QKNorm+GQA with the
+  // example's keys (V's tiles are what the floor is made of), two kernels,
+  // two discrepancies; and with the best known from the start (so that
+  // what is pruned does not depend on when the verifier accepts a
+  // candidate), the same front in fewer states.
+  const ir::Graph g = qknormSmall(4096);
+  verify::Verifier verifier(g);
+  search::Options o = modelOptions(0, true);
+  o.jobs = 1;
+  o.limits.maxKernels = 2;
+  o.limits.maxDiscrepancies = 2;
+  search::Options off = o;
+  off.chargeLastKernel = false;
+  search::Result a = search::runSearch(g, verifier, o);
+  search::Result b = search::runSearch(g, verifier, off);
+  REQUIRE(a.stats.complete);
+  REQUIRE(b.stats.complete);
+  REQUIRE(a.best >= 0);
+  checkSameFront(a, b);
+  o.seeds = off.seeds = {a.candidates[static_cast<size_t>(a.best)].graph};
+  search::Result e = search::runSearch(g, verifier, o);
+  search::Result f = search::runSearch(g, verifier, off);
+  INFO(e.stats.states << " states, " << f.stats.states << " without the floor");
+  REQUIRE(e.stats.complete);
+  REQUIRE(f.stats.complete);
+  checkSameFront(e, f);
+  CHECK(e.stats.states < f.stats.states);
 }

@@ -128,6 +128,11 @@ struct Options {
   // The bound's term for the exps a kernel must still make under the guard
   // (docs/search.md, "Exps still to make"); off, as before.
   bool chargeExpsStillToMake = true;
+  // The bound's floor of the last kernel, charged to the states of the
+  // kernel before it where every exp is still to make (docs/search.md,
+  // "The last kernel before it begins"); off, a launch and two round trips
+  // as before.
+  bool chargeLastKernel = true;
   // The bound's term for the values an intermediate kernel's completions
   // must still read (docs/search.md, "Bounds"); off, tiles only, as before.
   bool chargeUnreadValues = true;
