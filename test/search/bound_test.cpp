@@ -507,7 +507,9 @@ TEST_CASE("the last kernel before it begins: the same front with and without its
   // example's keys (V's tiles are what the floor is made of), two kernels,
   // two discrepancies; and with the best known from the start (so that
   // what is pruned does not depend on when the verifier accepts a
-  // candidate), the same front in fewer states.
+  // candidate), the same front in fewer states. And no template of the
+  // space with one discrepancy costs less than the bound of a state on the
+  // way to it (94 templates, 10M states).
   const ir::Graph g = qknormSmall(4096);
   verify::Verifier verifier(g);
   search::Options o = modelOptions(0, true);
@@ -530,4 +532,16 @@ TEST_CASE("the last kernel before it begins: the same front with and without its
   REQUIRE(f.stats.complete);
   checkSameFront(e, f);
   CHECK(e.stats.states < f.stats.states);
+  // Pruning by none of the bounds: the bound of every state on the way to
+  // every template of the space, this floor included, against its cost.
+  search::Options all = modelOptions(120, true);
+  all.limits.maxKernels = 2;
+  all.limits.maxDiscrepancies = 1;
+  all.checkAncestorBounds = true;
+  all.pruneByBound = false;
+  search::Result d = search::runSearch(g, verifier, all);
+  INFO(d.stats.firstBoundViolation << "\n" << d.stats.states << " states, " << d.stats.templates << " templates");
+  CHECK(d.stats.complete);
+  CHECK(d.stats.templates > 0);
+  CHECK(d.stats.boundViolations == 0);
 }
