@@ -1300,23 +1300,20 @@ class BodySearch {
     if (final_ || kernelsLeft_ != 2 || !ctx_.chargeLastKernel || !ctx_.guard || !canBound_ ||
         ctx_.flowInputs == 0 || !makesNoExp() || closedResultsHoldExp())
       return 0;
-    std::vector<char> read(plan_.tensors.size(), 0);
-    for (const KernelTemplate& k : plan_.kernels)
-      for (int t : k.args) read[static_cast<size_t>(t)] = 1;
+    // The flow inputs among the needed inputs no closed kernel read
+    // (unreadInputs_, initBound).
     uint64_t flow = 0;
-    for (size_t t = 0; t < plan_.tensors.size() && t < 64; ++t) {
+    for (size_t t = 0; t < plan_.tensors.size(); ++t) {
       const Tensor& ten = plan_.tensors[t];
-      if (ten.kernel < 0 && !read[t] && ten.index < 64 && (ctx_.flowInputs >> ten.index & 1)) flow |= uint64_t{1} << t;
+      if ((unreadInputs_ >> t & 1) && ten.kernel < 0 && (ctx_.flowInputs >> ten.index & 1)) flow |= uint64_t{1} << t;
     }
     if (flow == 0) return 0;
+    // What the floor depends on: the tiles it must load, and the plan's
+    // tensors and partial labels (the configurations and their extents).
     MemoKey key;
     key.put('L').put(flow);
     for (const Tensor& t : plan_.tensors) key.put('T').put(t.kernel).put(plan_.savedF32(t)).putAll(t.labels).putAll(t.shape);
-    key.put('R').putAll(read);
-    for (size_t p = 1; p < plan_.partialAxis.size(); ++p) {
-      auto [pk, pa] = plan_.partialAxis[p];
-      key.put('P').put(plan_.kernels[static_cast<size_t>(pk)].grid[static_cast<size_t>(pa)].label);
-    }
+    putPartialLabels(key);
     if (auto it = ctx_.lastKernelFloors.find(key.bytes); it != ctx_.lastKernelFloors.end()) return it->second;
     double least = std::numeric_limits<double>::infinity();
     for (const Config& c : enumerateConfigs(ctx_, plan_, true)) {
@@ -2823,11 +2820,16 @@ class BodySearch {
     for (const KernelTemplate& k : plan_.kernels)
       for (int a : k.args) read[static_cast<size_t>(a)] = 1;
     key.put('R').putAll(read);
+    putPartialLabels(key);
+    return std::move(key.bytes);
+  }
+
+  // The grid labels that the plan's partial labels count, in order.
+  void putPartialLabels(MemoKey& key) const {
     for (size_t p = 1; p < plan_.partialAxis.size(); ++p) {
       auto [pk, pa] = plan_.partialAxis[p];
       key.put('P').put(plan_.kernels[static_cast<size_t>(pk)].grid[static_cast<size_t>(pa)].label);
     }
-    return std::move(key.bytes);
   }
 
   // Searches the kernels after the one just closed, unless the same search

@@ -559,7 +559,8 @@ struct Context {
   // second operand of contractions over labels of expWeightedSumLabels (a
   // softmax's V). Under the guard only (BodySearch::lastKernelFloor).
   uint64_t flowInputs = 0;
-  // BodySearch::lastKernelFloor per plan (lastKernelKey), bounded.
+  // BodySearch::lastKernelFloor per plan (its tensors, partial labels and
+  // flow tiles), bounded.
   std::unordered_map<std::string, double> lastKernelFloors;
   bool chargeUnreadValues = true;         // Options::chargeUnreadValues
   bool resumeAncestorWalks = true;        // Options::resumeAncestorWalks

@@ -40,6 +40,19 @@ search::Result searchCheckingBounds(const ir::Graph& g, double seconds, const st
   return r;
 }
 
+// The same check with pruning by none of the bounds, over the whole space
+// of `o`: the bound of every state on the way to every template is
+// checked against its cost, and the space is searched to its end.
+void checkBoundsUnderCosts(const ir::Graph& g, const verify::Verifier& verifier, search::Options o) {
+  o.checkAncestorBounds = true;
+  o.pruneByBound = false;
+  search::Result r = search::runSearch(g, verifier, o);
+  INFO(r.stats.firstBoundViolation << "\n" << r.stats.states << " states, " << r.stats.templates << " templates");
+  CHECK(r.stats.complete);
+  CHECK(r.stats.templates > 0);
+  CHECK(r.stats.boundViolations == 0);
+}
+
 }  // namespace
 
 TEST_CASE("the lower bound is at most the cost model on every template of the examples", "[search][bound]") {
@@ -285,6 +298,14 @@ TEST_CASE("a program whose candidates all cost the floor ends by bound at the de
   }
 }
 
+// b returns a's candidates, text and order, and a's best.
+static void checkSameFront(const search::Result& a, const search::Result& b) {
+  REQUIRE(b.candidates.size() == a.candidates.size());
+  for (size_t i = 0; i < a.candidates.size(); ++i)
+    CHECK(ir::printGraph(b.candidates[i].graph) == ir::printGraph(a.candidates[i].graph));
+  CHECK(b.best == a.best);
+}
+
 TEST_CASE("sums still to make: the same front with fewer states, under the model on every state", "[search][bound]") {
   // Normalizations on few wide rows, so that shared-memory traffic is what
   // the model charges (docs/search.md, "Sums still to make"): a state
@@ -332,23 +353,14 @@ TEST_CASE("sums still to make: the same front with fewer states, under the model
     INFO(k.text << "\n" << a.stats.states << " states with the charge, " << b.stats.states << " without");
     REQUIRE(a.stats.complete);
     REQUIRE(b.stats.complete);
-    REQUIRE(a.candidates.size() == b.candidates.size());
-    for (size_t i = 0; i < a.candidates.size(); ++i)
-      CHECK(ir::printGraph(a.candidates[i].graph) == ir::printGraph(b.candidates[i].graph));
-    CHECK(a.best == b.best);
+    checkSameFront(a, b);
     CHECK(a.stats.states <= b.stats.states);
     if (a.stats.states < b.stats.states) ++fewer;
     // Pruning by none of the bounds: the bound of every state on the way
     // to every template of the space is checked against its cost.
     search::Options all = modelOptions(60, true);
     all.limits.maxDiscrepancies = k.exhaustive;
-    all.checkAncestorBounds = true;
-    all.pruneByBound = false;
-    search::Result c = search::runSearch(*g, verifier, all);
-    INFO(c.stats.firstBoundViolation);
-    CHECK(c.stats.complete);
-    CHECK(c.stats.templates > 0);
-    CHECK(c.stats.boundViolations == 0);
+    checkBoundsUnderCosts(*g, verifier, all);
   }
   CHECK(fewer >= 3);
 }
@@ -362,14 +374,6 @@ static search::Options gqaTwoKernels() {
   o.limits.maxDiscrepancies = 5;
   o.jobs = 1;
   return o;
-}
-
-// b returns a's candidates, text and order, and a's best.
-static void checkSameFront(const search::Result& a, const search::Result& b) {
-  REQUIRE(b.candidates.size() == a.candidates.size());
-  for (size_t i = 0; i < a.candidates.size(); ++i)
-    CHECK(ir::printGraph(b.candidates[i].graph) == ir::printGraph(a.candidates[i].graph));
-  CHECK(b.best == a.best);
 }
 
 TEST_CASE("guarded partials: the same front with and without their rules and their loop's charge",
@@ -423,13 +427,7 @@ TEST_CASE("guarded partials: the same front with and without their rules and the
   search::Options all = modelOptions(120, true);
   all.limits.maxKernels = 2;
   all.limits.maxDiscrepancies = 5;
-  all.checkAncestorBounds = true;
-  all.pruneByBound = false;
-  search::Result d = search::runSearch(*g, verifier, all);
-  INFO(d.stats.firstBoundViolation << "\n" << d.stats.states << " states, " << d.stats.templates << " templates");
-  CHECK(d.stats.complete);
-  CHECK(d.stats.templates > 0);
-  CHECK(d.stats.boundViolations == 0);
+  checkBoundsUnderCosts(*g, verifier, all);
 }
 
 // The whole space of g under o, with and without the charges for exps
@@ -537,11 +535,5 @@ TEST_CASE("the last kernel before it begins: the same front with and without its
   search::Options all = modelOptions(120, true);
   all.limits.maxKernels = 2;
   all.limits.maxDiscrepancies = 1;
-  all.checkAncestorBounds = true;
-  all.pruneByBound = false;
-  search::Result d = search::runSearch(g, verifier, all);
-  INFO(d.stats.firstBoundViolation << "\n" << d.stats.states << " states, " << d.stats.templates << " templates");
-  CHECK(d.stats.complete);
-  CHECK(d.stats.templates > 0);
-  CHECK(d.stats.boundViolations == 0);
+  checkBoundsUnderCosts(g, verifier, all);
 }
