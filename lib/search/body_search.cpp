@@ -89,6 +89,10 @@ bool isUnaryKind(ir::OpKind k) { return ir::isElementwiseUnary(k); }
 // maxima, and leaves, which start with none), or adding the label it
 // reduces over (sums, contractions, accumulators).
 enum class SumFlow { Keep, KeepFirst, Hide, Reduce };
+
+// Where an intermediate kernel's completions make the program's exps, for
+// its bound (BodySearch::initExpCases): in it, or in the last kernel.
+enum class ExpCase : uint8_t { Here, Last };
 SumFlow sumFlow(ir::OpKind k) {
   switch (k) {
     case ir::OpKind::Add:
@@ -326,7 +330,7 @@ class BodySearch {
     ops_.reserve(most);
     outcomeSlots_.assign(kFirstOutcomeSlots, OutcomeSlot{});
     initBound();
-    lastKernelUs_ = lastKernelFloor();
+    initExpCases();
     if (final_) {
       present_.reserve(most);
       for (const Tensor& t : plan_.tensors) {
@@ -539,9 +543,18 @@ class BodySearch {
   // Every completion of this kernel makes the program's exps
   // (initExpsStillToMake): while its body has no exp, the bound charges them.
   bool makesExps_ = false;
-  // An intermediate kernel whose next kernel is the last, where every exp
-  // is still to make: that kernel's least cost (lastKernelFloor), else 0.
+  // The future's floor besides its launches in the walk of the bound in
+  // progress: for an intermediate kernel whose next kernel is the last,
+  // that kernel's least cost (lastKernelFloor) in the case expCase_, else 0.
   double lastKernelUs_ = 0;
+  // Where the exps are made (initExpCases): in this kernel, or in the last
+  // one. expCases_: the bound is taken in each case this state allows.
+  bool expCases_ = false;
+  ExpCase expCase_ = ExpCase::Here;
+  uint64_t flowTensors_ = 0;   // the flow inputs no closed kernel read (plan tensors)
+  double lastWithExpsUs_ = 0;  // the last kernel's floor where it makes the exps
+  // ... where it does not, per set of flow tensors left to it.
+  std::vector<std::pair<uint64_t, double>> lastWithoutExpsUs_;
   // A last kernel asked for the floor of its empty body by the kernel
   // before it (emptyBodyFloor): what it must still tile is `probeTiles_`
   // alone, and nothing a result of that kernel may give is charged.
@@ -712,15 +725,31 @@ class BodySearch {
     if (resumeDepth_ == 0 || !ctx_.resumeAncestorWalks) resumeStack_[resumeDepth_].clear();
     else resumeStack_[resumeDepth_] = resumeStack_[resumeDepth_ - 1];
     if (!ctx_.canBeBeaten()) return false;
+    if (!expCases_) return overBoundInCase();
+    // Where the exps are made is open (docs/search.md, "Exps here or in
+    // the last kernel"): every completion is beaten whichever it is.
+    const bool here = !makesNoExp(), last = !savesGuardedPartials_ && !bodyHasExp();
+    const ExpCaseScope scope(*this);
+    if (here && !(setExpCase(ExpCase::Here), overBoundInCase())) return false;
+    if (last && !(setExpCase(ExpCase::Last), overBoundInCase())) return false;
+    return here || last;
+  }
+
+  // overBound in the case of where the exps are made that expCase_ says.
+  bool overBoundInCase() {
     // An intermediate kernel: each needed input no closed kernel read is
     // read by this kernel (a tile still to come) or by a later one (its
     // bytes in the future's floor); every choice must be beaten. With more
     // than four such inputs, only the choice that costs least by both
     // terms' monotonicity: none tiled here, none charged to the future.
     const uint64_t open = final_ ? 0 : unreadInputs_ & ~tileMask_;
-    if (std::popcount(open) > 4) return beatenWithGridTiles(tileMask_, outputBytes_);
+    if (std::popcount(open) > 4) {
+      setFutureFloorFor(unreadInputs_);
+      return beatenWithGridTiles(tileMask_, outputBytes_);
+    }
     for (uint64_t s = open;; s = (s - 1) & open) {  // every subset of open, open itself first
       const uint64_t tiled = tileMask_ | s;
+      setFutureFloorFor(tiled);
       if (!beatenWithGridTiles(tiled, final_ ? outputBytes_ : futureBytesFor(tiled))) return false;
       if (s == 0) break;
     }
@@ -825,6 +854,8 @@ class BodySearch {
   struct ResumePoint {
     const FloorPointList* list = nullptr;
     double futureBytes = 0;
+    ExpCase expCase = ExpCase::Here;  // the case the walk took (initExpCases),
+    double lastKernelUs = 0;          // and the future's floor in it
     uint32_t index = 0;
   };
   // Per state on the path: the first resumeDepth_ entries are those of the
@@ -836,8 +867,9 @@ class BodySearch {
   uint32_t& resumeAt(const FloorPointList& list, double futureBytes) {
     std::vector<ResumePoint>& walks = resumeStack_[resumeDepth_];
     for (ResumePoint& r : walks)
-      if (r.list == &list && r.futureBytes == futureBytes) return r.index;
-    walks.push_back({&list, futureBytes, 0});
+      if (r.list == &list && r.futureBytes == futureBytes && r.expCase == expCase_ && r.lastKernelUs == lastKernelUs_)
+        return r.index;
+    walks.push_back({&list, futureBytes, expCase_, lastKernelUs_, 0});
     return walks.back().index;
   }
   // Keeps a state's walks for the states below it while dfs explores them.
@@ -892,6 +924,20 @@ class BodySearch {
 
   // The lower bound of the plan in this state, without a threshold.
   double stateFloor() {
+    if (!expCases_ || makesNoExp()) return stateFloorInCase();
+    // The least over where the exps are made (overBound): each completion
+    // in the case where it makes them, its tiles at least this state's.
+    const ExpCaseScope scope(*this);
+    setExpCase(ExpCase::Here);
+    setFutureFloorFor(unreadInputs_);
+    double least = stateFloorInCase();
+    if (!savesGuardedPartials_ && !bodyHasExp()) {
+      setExpCase(ExpCase::Last);
+      least = std::min(least, stateFloorInCase());
+    }
+    return least;
+  }
+  double stateFloorInCase() {
     const uint64_t mask = tileMask_ | requiredMask_;
     return ctx_.closedFloorUs + leastWithOperators(floorPoints(), [&] { return wholePointsFor(mask); },
                                                    futureUs(outputBytes_), [&](const FloorPoint& p) {
@@ -1279,46 +1325,120 @@ class BodySearch {
     return true;
   }
 
-  // The last kernel, for the states of the kernel before it, where neither
-  // that kernel nor a closed one makes an exp (makesNoExp,
-  // closedResultsHoldExp): the least over the last kernel's configurations
-  // of the floor of its empty body (emptyBodyFloor), with the tiles of
-  // the flow inputs no closed kernel read (Context::flowInputs) as the
-  // tiles it must load, and the exps it must make. Why a flow input's tile
-  // is needed even where this kernel reads the input and saves something
-  // made of it (docs/search.md, "The last kernel before it begins"): every
-  // exp is made in the last kernel, and each of its output blocks is
-  // W·V[:, cols] with weights W that only it computes and that vary over
-  // an open set with the other inputs, so a block of any completion the
-  // verifier accepts reads at least as many elements carrying the input as
-  // the input's own tile has, each of at least its size. Configurations
-  // over the partials a result of this kernel may bring cost at least the
-  // same grid's without a loop (the flow inputs do not have those labels:
+  // Exps here or in the last kernel (docs/search.md, "The last kernel
+  // before it begins"). For an intermediate kernel whose next kernel is
+  // the last, under the guard, where no closed kernel's result holds an
+  // exp and a flow input (Context::flowInputs) is one no closed kernel
+  // read, the bound is taken in each case the state allows, and a state is
+  // pruned only where it is beaten in each:
+  // - *last*: this kernel makes no exp (every completion where makesNoExp;
+  //   else while its body has none and it need not save guarded
+  //   partials). Every exp is made in the last kernel, whose least cost,
+  //   charged to the future, is its empty body's floor with the flow
+  //   inputs' tiles and the exps (lastKernelFloor).
+  // - *here*: it makes them (not where makesNoExp; where the body has an
+  //   exp, the one case): they are charged here, as in a kernel that must
+  //   make them (expsStillToMake: once an exp is made, it is made for every
+  //   element of the argument its blocks cover), and each flow input this
+  //   kernel does not tile is left to the last kernel, whose least cost is
+  //   then its empty body's floor with those tiles alone.
+  // Why a flow input's tile is needed by the last kernel: each of its
+  // output blocks is W·V[:, cols] with weights W that vary over an open set
+  // with the other inputs; in the last case W is computed only there, even
+  // where this kernel reads V and saves something made of it; in the other,
+  // no earlier kernel read V. So a block of any completion the verifier
+  // accepts reads at least as many elements carrying the input as the
+  // input's own tile has, each of at least its size. Configurations over
+  // the partials a result of this kernel may bring cost at least the same
+  // grid's without a loop (the flow inputs do not have those labels:
   // their tiles are whole either way, with more round trips), which the
-  // least includes. 0 where it does not apply.
-  double lastKernelFloor() {
+  // least includes.
+  void initExpCases() {
     if (final_ || kernelsLeft_ != 2 || !ctx_.chargeLastKernel || !ctx_.guard || !canBound_ ||
-        ctx_.flowInputs == 0 || !makesNoExp() || closedResultsHoldExp())
-      return 0;
+        ctx_.flowInputs == 0 || closedResultsHoldExp())
+      return;
+    // Here is a case only where the exps are charged as in a kernel that
+    // must make them.
+    const bool here = !makesNoExp();
+    if (here && !(ctx_.splitExpCases && ctx_.chargeExps && !ctx_.expArgLabels.empty())) return;
     // The flow inputs among the needed inputs no closed kernel read
     // (unreadInputs_, initBound).
-    uint64_t flow = 0;
     for (size_t t = 0; t < plan_.tensors.size(); ++t) {
       const Tensor& ten = plan_.tensors[t];
-      if ((unreadInputs_ >> t & 1) && ten.kernel < 0 && (ctx_.flowInputs >> ten.index & 1)) flow |= uint64_t{1} << t;
+      if ((unreadInputs_ >> t & 1) && ten.kernel < 0 && (ctx_.flowInputs >> ten.index & 1))
+        flowTensors_ |= uint64_t{1} << t;
     }
-    if (flow == 0) return 0;
+    if (flowTensors_ == 0) return;
+    expCases_ = true;
+    makesExps_ = here;
+    lastWithExpsUs_ = lastKernelFloor(flowTensors_, true);
+    if (!here) setExpCase(ExpCase::Last);  // the one case
+  }
+
+  bool bodyHasExp() const {
+    return std::any_of(ops_.begin(), ops_.end(), [](const BodyOp& op) { return op.kind == ir::OpKind::Exp; });
+  }
+
+  // The case of the walk in progress, and the future's floor besides its
+  // launches in it where nothing is known of this kernel's tiles
+  // (setFutureFloorFor).
+  void setExpCase(ExpCase c) {
+    expCase_ = c;
+    lastKernelUs_ = c == ExpCase::Last ? lastWithExpsUs_ : 0;
+  }
+  // ... where this kernel's completions tile `tiled`: in the case here,
+  // the last kernel's floor with the flow tiles left to it.
+  void setFutureFloorFor(uint64_t tiled) {
+    if (!expCases_ || expCase_ == ExpCase::Last) return;
+    const uint64_t left = flowTensors_ & ~tiled;
+    lastKernelUs_ = 0;
+    if (left == 0) return;
+    for (const auto& [mask, us] : lastWithoutExpsUs_)
+      if (mask == left) {
+        lastKernelUs_ = us;
+        return;
+      }
+    lastKernelUs_ = lastKernelFloor(left, false);
+    lastWithoutExpsUs_.emplace_back(left, lastKernelUs_);
+  }
+  // The case a completion of this body takes if it closed now (tryClose),
+  // with its tiles: here where the body has an exp.
+  void setClosedExpCase() {
+    if (!expCases_) return;
+    setExpCase(bodyHasExp() ? ExpCase::Here : ExpCase::Last);
+    setFutureFloorFor(tileMask_);
+  }
+  // Restores the case and the future's floor a walk of the bound set.
+  struct ExpCaseScope {
+    BodySearch& s;
+    ExpCase expCase;
+    double lastKernelUs;
+    explicit ExpCaseScope(BodySearch& search)
+        : s(search), expCase(search.expCase_), lastKernelUs(search.lastKernelUs_) {}
+    ~ExpCaseScope() {
+      s.expCase_ = expCase;
+      s.lastKernelUs_ = lastKernelUs;
+    }
+    ExpCaseScope(const ExpCaseScope&) = delete;
+    ExpCaseScope& operator=(const ExpCaseScope&) = delete;
+  };
+
+  // The last kernel's least cost over its configurations: the floor of
+  // its empty body (emptyBodyFloor) with the tiles of `flow` as the tiles
+  // it must load, and where `exps`, the exps it must make. Memoized per
+  // plan (Context::lastKernelFloors).
+  double lastKernelFloor(uint64_t flow, bool exps) {
     // What the floor depends on: the tiles it must load, and the plan's
     // tensors and partial labels (the configurations and their extents).
     MemoKey key;
-    key.put('L').put(flow);
+    key.put('L').put(flow).put(exps);
     for (const Tensor& t : plan_.tensors) key.put('T').put(t.kernel).put(plan_.savedF32(t)).putAll(t.labels).putAll(t.shape);
     putPartialLabels(key);
     if (auto it = ctx_.lastKernelFloors.find(key.bytes); it != ctx_.lastKernelFloors.end()) return it->second;
     double least = std::numeric_limits<double>::infinity();
     for (const Config& c : enumerateConfigs(ctx_, plan_, true)) {
       BodySearch last(ctx_, plan_, c, true, 1, discLeft_);
-      least = std::min(least, last.emptyBodyFloor(flow));
+      least = std::min(least, last.emptyBodyFloor(flow, exps));
     }
     if (!std::isfinite(least)) least = 0;
     if (ctx_.lastKernelFloors.size() > 10000) ctx_.lastKernelFloors.clear();  // bounded memory
@@ -1327,11 +1447,12 @@ class BodySearch {
   }
 
   // A last kernel's floor before its first operator, apart from the
-  // closed kernels', where it must tile `tiles` and nothing else is known
-  // of the tensors it will have (probe_).
-  double emptyBodyFloor(uint64_t tiles) {
+  // closed kernels', where it must tile `tiles`, make the exps where `exps`,
+  // and nothing else is known of the tensors it will have (probe_).
+  double emptyBodyFloor(uint64_t tiles, bool exps) {
     probe_ = true;
     probeTiles_ = tiles;
+    makesExps_ = makesExps_ && exps;
     prepare();
     return stateFloor() - ctx_.closedFloorUs;
   }
@@ -1348,7 +1469,7 @@ class BodySearch {
   // labels, the exp's result is read in the loop by an operator that is no
   // accumulator (which reads free only a value without the loop's label).
   double expsStillToMake(const FloorPoint& p) const {
-    if (!makesExps_) return 0;
+    if (!makesExps_ || (expCases_ && expCase_ == ExpCase::Last)) return 0;
     for (const BodyOp& op : ops_)
       if (op.kind == ir::OpKind::Exp) return 0;
     double least = std::numeric_limits<double>::infinity();
@@ -2953,6 +3074,8 @@ class BodySearch {
     // joins the plan's, and the plan stops here if that is already too much.
     const double closedBefore = ctx_.closedFloorUs;
     if (canBound_) {
+      const ExpCaseScope scope(*this);
+      setClosedExpCase();
       std::vector<FloorSave> saves;
       // Each result is also read by a later kernel (tryComplete emits no
       // plan with an unread one): its bytes join the future's.

@@ -440,6 +440,7 @@ class Engine {
     ctx.chargePartialLoops = opt_.chargePartialLoops;
     ctx.chargeExps = opt_.chargeExpsStillToMake;
     ctx.chargeLastKernel = opt_.chargeLastKernel;
+    ctx.splitExpCases = opt_.splitExpCases;
     ctx.chargeUnreadValues = opt_.chargeUnreadValues;
     ctx.resumeAncestorWalks = opt_.resumeAncestorWalks;
     ctx.skipBarren = opt_.skipBarren;
@@ -865,6 +866,10 @@ class Engine {
     verifiedList_.push_back(&c);
     verifiedRanks_.push_back(inputRank());
     bestCost_ = std::min(bestCost_, c.cost);
+    // A seed is a proven program like a found one: its reach bounds the
+    // plans (Context::bestFound) as theirs does; the result keeps nothing
+    // beyond it either way (reach()).
+    if (c.cost < bestFound_.load()) bestFound_.store(c.cost);
     if (opt_.onCandidate) opt_.onCandidate(c);
   }
 
@@ -902,7 +907,7 @@ class Engine {
   static constexpr int kMaxBoundKernels = 16;
   std::array<std::atomic<double>, kMaxBoundKernels + 1> bestAtMost_;
   std::atomic<double> bestAny_;  // the best verified candidate of any launch count
-  std::atomic<double> bestFound_;  // ... of those the search found (not the input or a seed)
+  std::atomic<double> bestFound_;  // ... of those the search found and the seeds (not the input)
   double ioBytes_ = 0;  // inputs the outputs need, read once, and outputs, written once
   std::vector<Item> items_;
   // (kernels, first configuration) -> the lowest pass of it that refused

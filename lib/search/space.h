@@ -554,6 +554,7 @@ struct Context {
   bool chargePartialLoops = true;         // Options::chargePartialLoops
   bool chargeExps = true;                 // Options::chargeExpsStillToMake
   bool chargeLastKernel = true;           // Options::chargeLastKernel
+  bool splitExpCases = true;              // Options::splitExpCases
   // Program inputs (a bit each) whose information must reach the kernel
   // that makes the exps whole: each is read by the program only as the
   // second operand of contractions over labels of expWeightedSumLabels (a

@@ -133,6 +133,13 @@ struct Options {
   // "The last kernel before it begins"); off, a launch and two round trips
   // as before.
   bool chargeLastKernel = true;
+  // The bound's case split for such a kernel that may make the exps
+  // itself: each state is bounded both where it makes them (charged to it)
+  // and where the last kernel does (that kernel's floor), and pruned where
+  // both are beaten (docs/search.md, "Exps here or in the last kernel");
+  // off, only kernels that can make none are charged the last kernel's
+  // floor, as before.
+  bool splitExpCases = true;
   // The bound's term for the values an intermediate kernel's completions
   // must still read (docs/search.md, "Bounds"); off, tiles only, as before.
   bool chargeUnreadValues = true;
