@@ -1300,7 +1300,36 @@ class BodySearch {
   // (accumNeedsScan).
   void initExpsStillToMake() {
     if (!ctx_.guard || !ctx_.chargeExps || ctx_.expArgLabels.empty() || (!final_ && !savesGuardedPartials_)) return;
-    makesExps_ = !closedResultsHoldExp();
+    makesExps_ = final_ && ctx_.flowInputs != 0 ? !closedResultsGiveExps() : !closedResultsHoldExp();
+  }
+
+  // Some closed kernel's result may give a last kernel the exps that weigh
+  // a flow input (Context::flowInputs): it holds an exp and it has a
+  // label the program sums such exps over (or a partial of one: its exps
+  // vary along it), or it read a flow input (its exps may already weigh
+  // it). Where none does, a last kernel that makes an output needing a
+  // flow input makes every exp its blocks cover: each term e_k · V_k of
+  // the output's sum over k needs e_k itself, which no result without k
+  // holds (a sum or maximum over k binds it), and under the guard the only
+  // other source is an exp of the argument's tile (docs/search.md, "Exps
+  // still to make").
+  bool closedResultsGiveExps() const {
+    for (const Tensor& t : plan_.tensors) {
+      if (t.kernel < 0) continue;
+      bool holdsExp = false;
+      forEachFactorBelow(ctx_.exprs, std::vector<ExprId>{t.expr}, [&](const Factor&, const Atom& at) {
+        if (at.kind == AtomKind::Exp) holdsExp = true;
+      });
+      if (!holdsExp) continue;
+      for (Label l : t.labels) {
+        const Label base = partialOf(l) ? innerOf(l) : l;
+        if (base > kUnit && base < 64 && (ctx_.expWeightedSumLabels >> base & 1)) return true;
+      }
+      for (size_t i = 0; i < 64; ++i)
+        if ((ctx_.flowInputs >> i & 1) && ctx_.exprs.isSubexpr(ctx_.exprs.input(static_cast<int>(i)), t.expr))
+          return true;
+    }
+    return false;
   }
 
   bool closedResultsHoldExp() const {
