@@ -472,6 +472,16 @@ static ir::Graph qknormSmall(int keys = 256) {
   return *g;
 }
 
+// The model's bounds, one thread (what is pruned does not depend on
+// timing once the best is seeded), and the space's limits.
+static search::Options oneThreadWithin(int kernels, int discrepancies) {
+  search::Options o = modelOptions(0, true);
+  o.jobs = 1;
+  o.limits.maxKernels = kernels;
+  o.limits.maxDiscrepancies = discrepancies;
+  return o;
+}
+
 TEST_CASE("exps still to make and values every completion reads: the same front with and without their charges",
           "[search][bound]") {
   // GQA (the example), two kernels: until a body has an exp, a kernel that
@@ -510,10 +520,7 @@ TEST_CASE("the last kernel before it begins: the same front with and without its
   // way to it (94 templates, 10M states).
   const ir::Graph g = qknormSmall(4096);
   verify::Verifier verifier(g);
-  search::Options o = modelOptions(0, true);
-  o.jobs = 1;
-  o.limits.maxKernels = 2;
-  o.limits.maxDiscrepancies = 2;
+  search::Options o = oneThreadWithin(2, 2);
   search::Options off = o;
   off.chargeLastKernel = false;
   search::Result a = search::runSearch(g, verifier, o);
@@ -595,10 +602,7 @@ TEST_CASE("exps here or in the last kernel: the same front with and without the 
   REQUIRE(best);
   verify::Verifier verifier(*example);
   REQUIRE(verifier.check(*best).equivalent);
-  search::Options o = modelOptions(0, true);
-  o.jobs = 1;
-  o.limits.maxKernels = 3;
-  o.limits.maxDiscrepancies = 0;
+  search::Options o = oneThreadWithin(3, 0);
   search::Options off = o;
   off.splitExpCases = false;
   o.seeds = off.seeds = {*best};
