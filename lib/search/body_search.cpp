@@ -743,10 +743,7 @@ class BodySearch {
     // than four such inputs, only the choice that costs least by both
     // terms' monotonicity: none tiled here, none charged to the future.
     const uint64_t open = final_ ? 0 : unreadInputs_ & ~tileMask_;
-    if (std::popcount(open) > 4) {
-      setFutureFloorFor(unreadInputs_);
-      return beatenWithGridTiles(tileMask_, outputBytes_);
-    }
+    if (std::popcount(open) > 4) return beatenWithGridTiles(tileMask_, outputBytes_);  // flow tiles here
     for (uint64_t s = open;; s = (s - 1) & open) {  // every subset of open, open itself first
       const uint64_t tiled = tileMask_ | s;
       setFutureFloorFor(tiled);
@@ -928,8 +925,7 @@ class BodySearch {
     // The least over where the exps are made (overBound): each completion
     // in the case where it makes them, its tiles at least this state's.
     const ExpCaseScope scope(*this);
-    setExpCase(ExpCase::Here);
-    setFutureFloorFor(unreadInputs_);
+    setExpCase(ExpCase::Here);  // every unread input tiled here: no flow tile left
     double least = stateFloorInCase();
     if (!savesGuardedPartials_ && !bodyHasExp()) {
       setExpCase(ExpCase::Last);
@@ -1315,19 +1311,13 @@ class BodySearch {
   // still to make").
   bool closedResultsGiveExps() const {
     for (const Tensor& t : plan_.tensors) {
-      if (t.kernel < 0) continue;
-      bool holdsExp = false;
-      forEachFactorBelow(ctx_.exprs, std::vector<ExprId>{t.expr}, [&](const Factor&, const Atom& at) {
-        if (at.kind == AtomKind::Exp) holdsExp = true;
-      });
-      if (!holdsExp) continue;
+      if (t.kernel < 0 || !holdsExp({t.expr})) continue;
       for (Label l : t.labels) {
         const Label base = partialOf(l) ? innerOf(l) : l;
         if (base > kUnit && base < 64 && (ctx_.expWeightedSumLabels >> base & 1)) return true;
       }
-      for (size_t i = 0; i < 64; ++i)
-        if ((ctx_.flowInputs >> i & 1) && ctx_.exprs.isSubexpr(ctx_.exprs.input(static_cast<int>(i)), t.expr))
-          return true;
+      for (uint64_t f = ctx_.flowInputs; f != 0; f &= f - 1)
+        if (ctx_.exprs.isSubexpr(ctx_.exprs.input(std::countr_zero(f)), t.expr)) return true;
     }
     return false;
   }
@@ -1336,11 +1326,15 @@ class BodySearch {
     std::vector<ExprId> results;
     for (const Tensor& t : plan_.tensors)
       if (t.kernel >= 0) results.push_back(t.expr);
-    bool closedExp = false;
-    forEachFactorBelow(ctx_.exprs, results, [&](const Factor&, const Atom& at) {
-      if (at.kind == AtomKind::Exp) closedExp = true;
+    return holdsExp(results);
+  }
+  // Some expression of `exprs` holds an exp, anywhere in it.
+  bool holdsExp(const std::vector<ExprId>& exprs) const {
+    bool exp = false;
+    forEachFactorBelow(ctx_.exprs, exprs, [&](const Factor&, const Atom& at) {
+      if (at.kind == AtomKind::Exp) exp = true;
     });
-    return closedExp;
+    return exp;
   }
 
   // Under the guard a body makes an exp only against a maximum over a
