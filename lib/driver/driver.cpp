@@ -401,6 +401,7 @@ json reportJson(const Run& run) {
                  {"item_runs", s.itemRuns},
                  {"items_cut", s.itemsCut},
                  {"items_extended", s.itemsExtended},
+                 {"item_bets", s.itemBets},
                  {"complete", s.complete},
                  {"ended_by", s.endedBy}};
   if (!s.firstRejection.empty()) j["search"]["first_rejection"] = s.firstRejection;

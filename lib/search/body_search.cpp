@@ -201,8 +201,12 @@ std::vector<Config> enumerateConfigs(const Context& ctx, const Plan& plan, bool 
     if (!pl.inOutput[static_cast<size_t>(c)]) reductions.push_back(c);
   std::stable_sort(reductions.begin(), reductions.end(),
                    [&](Label a, Label b) { return classExtent(ctx, a) > classExtent(ctx, b); });
+  // An intermediate kernel without a loop comes right after the loop over
+  // the largest reduction (docs/search.md, "Search order"): every two-kernel
+  // best of the examples has such a first kernel, and a loop over a smaller
+  // reduction (a head dim of 64) streams what one block holds whole.
   std::vector<Label> loops(reductions.begin(), reductions.end());
-  if (!final) loops.push_back(kUnit);
+  if (!final) loops.insert(loops.begin() + std::min<std::ptrdiff_t>(1, std::ssize(loops)), kUnit);
   for (Label p : partials) loops.push_back(p | (1 << 30));  // marked as partial
   if (!final)
     for (Label c : parallel) loops.push_back(c);
@@ -2573,8 +2577,10 @@ class BodySearch {
       ++ctx_.stats.pruned;
       return;
     }
+    ctx_.aspirationDecided = false;
     if (overBound()) {
       ++ctx_.stats.prunedByBound;
+      if (ctx_.aspirationDecided) ++ctx_.aspirationPrunesEver;
       return;
     }
     ResumeScope walks(*this);
@@ -2998,9 +3004,11 @@ class BodySearch {
       return;
     }
     const int64_t templatesBefore = ctx_.templatesEver, deferredBefore = ctx_.deferredEver,
-                  tiesBefore = ctx_.tiesLostEver;
+                  tiesBefore = ctx_.tiesLostEver, betBefore = ctx_.aspirationPrunesEver;
     searchKernels(ctx_, plan_, kernelsLeft_ - 1, discLeft_, -1);
     if (ctx_.templatesEver != templatesBefore || ctx_.stopped()) return;
+    // A bet's prunes left states unvisited that a later run visits.
+    if (ctx_.aspirationPrunesEver != betBefore) return;
     // A state pruned for losing a tie lost it by its whole tie key, which
     // starts with the closed kernels' bodies: after other closed kernels
     // with the same key here, the same completions may win (softcap
@@ -3126,8 +3134,10 @@ class BodySearch {
                    : closedBefore + leastWithOperators(*points, whole, least, [&](const FloorPoint& p) {
                        return futureUs(futureBytes, stepsAt(p, axis));
                      });
+      ctx_.aspirationDecided = false;
       if (bounding_ && beatenHere(closeBound)) {
         ++ctx_.stats.prunedByBound;
+        if (ctx_.aspirationDecided) ++ctx_.aspirationPrunesEver;
         ctx_.closedFloorUs = closedBefore;
         return;
       }

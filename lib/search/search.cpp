@@ -262,7 +262,7 @@ class Engine {
   // complete run returns, does not change.
   int scheduleKey(int item, int64_t budget) const {
     const Item& it = items_[static_cast<size_t>(item)];
-    if (leadsTheFront(item)) return it.depth;
+    if (leadsTheFront(item) && !state_[static_cast<size_t>(item)].betEnded) return it.depth;
     return orderKey(it) + static_cast<int>(std::lround(std::log2(static_cast<double>(budget) / kFirstBudget) / 2));
   }
 
@@ -279,7 +279,8 @@ class Engine {
     const auto& cheapest = cheapestTemplate_[static_cast<size_t>(it.kernels - 1)];
     if (cheapest.second != it.config) return false;
     const int prev = previousPass_[static_cast<size_t>(item)];
-    if (prev >= 0 && !state_[static_cast<size_t>(prev)].finished) return false;
+    if (prev >= 0 && !state_[static_cast<size_t>(prev)].finished && !state_[static_cast<size_t>(prev)].betEnded)
+      return false;
     for (int k = 0; k < static_cast<int>(cheapestTemplate_.size()); ++k) {
       const double other = cheapestTemplate_[static_cast<size_t>(k)].first;
       if (k + 1 < it.kernels ? other <= cheapest.first : other < cheapest.first) return false;
@@ -295,6 +296,11 @@ class Engine {
     int64_t budget = 0;  // of the last run taken
     int64_t states = 0;  // of the last run
     bool inFlight = false;
+    // The leader's bet (betAspiration): the aspiration of the run taken
+    // (infinity: no bet), and whether a bet ended with states left to a
+    // later run, which then runs whole at the item's own key.
+    double aspiration = std::numeric_limits<double>::infinity();
+    bool betEnded = false;
   };
 
   // The schedule (docs/search.md, "Scheduling"): one queue per kernel
@@ -332,11 +338,36 @@ class Engine {
     int item = *best;
     q.erase(best);
     ++inFlight_;
+    state_[static_cast<size_t>(item)].aspiration = betAspiration(item);
     state_[static_cast<size_t>(item)].budget = bestBudget;
     state_[static_cast<size_t>(item)].inFlight = true;
     used_[static_cast<size_t>(lane)] += bestBudget;
     return item;
   }
+
+  // The leader's bet (docs/search.md, "Scheduling", the leader's bet):
+  // the next pass of the configuration that leads the front runs ahead of
+  // its turn, however large, on the bet that it holds a plan well below the
+  // best so far. So it runs first with an aspiration halfway between its
+  // kernel count's least cost (launchesFloor: the launches, the inputs read
+  // once, the outputs written once) and the best verified candidate: a
+  // state whose bound exceeds it is left to the whole pass, which runs
+  // later at the item's own key. A pass's states crowd just under the best
+  // (QKNorm+GQA's loopless scores kernel, pass 3: 1.8M states under a best
+  // of 20.48 us, 1.0M under an aspiration of 18.46, 263,000 under 14.74),
+  // so the bet costs a fraction of the pass, and a plan it finds bounds
+  // everything after it. Infinity where the item is not the leader's next
+  // pass, its bet has ended, or nothing is verified yet.
+  double betAspiration(int item) const {
+    if (!opt_.leaderBets || state_[static_cast<size_t>(item)].betEnded || !leadsTheFront(item))
+      return std::numeric_limits<double>::infinity();
+    const double best = bestAny_.load(std::memory_order_relaxed);
+    const Item& it = items_[static_cast<size_t>(item)];
+    const double floor = launchesFloor_ ? launchesFloor_(it.kernels, ioBytes_, 1) : 0;
+    return floor >= best ? best : floor + kBetShare * (best - floor);
+  }
+  static constexpr double kBetShare = 0.5;
+  static constexpr int kBetSeq = 1 << 30;  // added to the template numbers of a bet (consider)
 
   // Shares of the states: each kernel more halves the share (4 : 2 : 1 for
   // one, two and three kernels). Plans with more kernels have larger
@@ -509,7 +540,7 @@ class Engine {
       if (traceItems_)
         fmt::print(stderr, "emit item {} after {} states at {:.2f}s: {}\n", item,
                    flushedStates + ctx.stats.states - runStart, secondsSince(start_), describe(plan));
-      consider(plan, item, seq, extentsMemo);
+      consider(plan, item, seq, extentsMemo, std::isfinite(ctx.aspiration));
     };
     while (!stopNow()) {
       bool wait = false;
@@ -555,22 +586,25 @@ class Engine {
         auto s = saturated_.find(key);
         skip = s != saturated_.end() && s->second < it.depth;
       }
-      bool finished = true;
+      bool finished = true, betLost = false;
       int64_t states = 0;
       auto runStarted = Clock::now();
       if (!skip) {
         {
           std::lock_guard lock(mu_);
           runBudget = state_[static_cast<size_t>(item)].budget;
+          ctx.aspiration = state_[static_cast<size_t>(item)].aspiration;
         }
         runStart = flushedStates + ctx.stats.states;
         cut = false;
         ctx.planKernels = std::min(it.kernels, kMaxBoundKernels);
-        const int64_t deferredBefore = ctx.deferredEver;
+        const int64_t deferredBefore = ctx.deferredEver, betBefore = ctx.aspirationPrunesEver;
         searchPlans(ctx, it.kernels, it.depth, it.config);
+        ctx.aspiration = std::numeric_limits<double>::infinity();
         states = flushedStates + ctx.stats.states - runStart;
         runBudget = 0;
-        finished = !cut && !stopNow();
+        betLost = ctx.aspirationPrunesEver != betBefore;
+        finished = !cut && !stopNow() && !betLost;
         // A run cut by its budget explored only part of the space: that it
         // deferred nothing so far says nothing about the rest.
         if (finished && ctx.deferredEver == deferredBefore) {
@@ -590,14 +624,19 @@ class Engine {
         if (cut) ++total_.itemsCut;
         used_[static_cast<size_t>(it.kernels - 1)] += states - s.budget;
         if (traceItems_)
-          fmt::print(stderr, "item {} k{} d{} c{} run {} budget {} states {} {} {:.3f}s at {:.2f}s\n", item,
-                     it.kernels, it.depth, it.config, s.runs - 1, s.budget, states,
-                     skip ? "skipped" : finished ? "finished" : cut ? "cut" : "stopped", secondsSince(runStarted),
-                     secondsSince(start_));
+          fmt::print(stderr, "item {} k{} d{} c{} run {} budget {}{} states {} {} {:.3f}s at {:.2f}s\n", item,
+                     it.kernels, it.depth, it.config, s.runs - 1, s.budget,
+                     std::isfinite(s.aspiration) ? fmt::format(" bet {:.2f}", s.aspiration) : "", states,
+                     skip ? "skipped" : finished ? "finished" : cut ? "cut" : betLost ? "bet ended" : "stopped",
+                     secondsSince(runStarted), secondsSince(start_));
         if (finished) {
           s.finished = true;
           ++finishedItems_;
         } else if (cut) {
+          queueLocked(item);
+        } else if (betLost && !stopNow()) {
+          s.betEnded = true;
+          ++total_.itemBets;
           queueLocked(item);
         }
         cv_.notify_all();
@@ -614,12 +653,13 @@ class Engine {
   }
 
   // A complete template: choose extents by cost, verify, keep.
-  void consider(const Plan& plan, int item, int& seq, KernelExtentsMemo& extentsMemo) {
+  void consider(const Plan& plan, int item, int& seq, KernelExtentsMemo& extentsMemo, bool bet) {
     std::string key = planKey(plan);
     // seq counts every template of the run, seen before or not, so that a
     // run repeated with a larger budget numbers its templates as the first
-    // run did.
-    int mySeq = seq++;
+    // run did. A bet skips part of the run, so its numbers are provisional:
+    // they sort after every number of the whole run, which replaces them.
+    int mySeq = seq++ + (bet ? kBetSeq : 0);
     {
       std::lock_guard lock(mu_);
       auto [it, inserted] = planSeen_.emplace(key, std::make_pair(item, mySeq));
@@ -1047,6 +1087,7 @@ void addStats(Stats& to, const Stats& s) {
   to.itemRuns += s.itemRuns;
   to.itemsCut += s.itemsCut;
   to.itemsExtended += s.itemsExtended;
+  to.itemBets += s.itemBets;
   to.templates += s.templates;
   to.instantiated += s.instantiated;
   to.noExtents += s.noExtents;

@@ -410,13 +410,30 @@ struct Context {
   // times the best verified candidate the search found, of any launch
   // count (`bestFound`; the input's own reach prunes no plan: it would make
   // every state pay for its bound from the start, to prune next to nothing).
+  // Or, in a run that bets (`aspiration`), the floor exceeds the bet's
+  // aspiration: then `aspirationDecided` is set.
   bool beaten(double floor, bool tieLost = false) const {
     if (!bestAtMost) return false;
     const double best = bestAtMost[planKernels].load(std::memory_order_relaxed);
-    return floor > best || (tieLost && floor >= best) ||
-           (planKernels > 0 && floor >= bestAtMost[planKernels - 1].load(std::memory_order_relaxed)) ||
-           (bestFound && floor > frontSlack * bestFound->load(std::memory_order_relaxed));
+    if (floor > best || (tieLost && floor >= best) ||
+        (planKernels > 0 && floor >= bestAtMost[planKernels - 1].load(std::memory_order_relaxed)) ||
+        (bestFound && floor > frontSlack * bestFound->load(std::memory_order_relaxed)))
+      return true;
+    if (floor > aspiration) {
+      aspirationDecided = true;
+      return true;
+    }
+    return false;
   }
+  // The leader's bet (docs/search.md, "Scheduling", the leader's bet): a
+  // run that bets its pass holds a plan cheaper than `aspiration` prunes
+  // every state whose bound exceeds it too. Such prunes (counted in
+  // aspirationPrunesEver, never reset) leave part of the item's space
+  // unexplored: the run finishes nothing, marks no pass saturated and
+  // records no barren search. Infinity: no bet.
+  double aspiration = std::numeric_limits<double>::infinity();
+  int64_t aspirationPrunesEver = 0;
+  mutable bool aspirationDecided = false;  // a beaten() since the flag was cleared answered by the aspiration
   const std::atomic<double>* bestFound = nullptr;
   double frontSlack = std::numeric_limits<double>::infinity();
   // The tie keys of the candidates that set bestAtMost, per launch count
@@ -435,7 +452,7 @@ struct Context {
   }
   bool canBeBeaten() const {
     constexpr double inf = std::numeric_limits<double>::infinity();
-    return bestAtMost && (bestAtMost[planKernels].load(std::memory_order_relaxed) < inf ||
+    return bestAtMost && (aspiration < inf || bestAtMost[planKernels].load(std::memory_order_relaxed) < inf ||
                           (bestFound && frontSlack < inf && bestFound->load(std::memory_order_relaxed) < inf));
   }
 

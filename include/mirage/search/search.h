@@ -111,6 +111,10 @@ struct Options {
   // put back with four times the budget (docs/search.md, "Scheduling");
   // 0: the search's own budgets. Tests set it to exercise the cuts.
   int64_t itemBudgetStates = 0;
+  // The next pass of the configuration that leads the front runs first as
+  // a bet on a plan well below the best so far (docs/search.md,
+  // "Scheduling", the leader's bet). Off (tests): it runs whole, as before.
+  bool leaderBets = true;
   // Tests compare with these off (docs/search.md, "Needed operators",
   // "Barren searches" and "Ties wait"): none changes what the search returns.
   bool pruneUnreachable = true;  // drop last-kernel states that cannot complete within the operators left
@@ -183,6 +187,7 @@ struct Stats {
   int64_t itemRuns = 0;       // runs of work items (docs/search.md, "Scheduling"), the cut ones included
   int64_t itemsCut = 0;       // runs cut by their state budget (the item runs again with a larger one)
   int64_t itemsExtended = 0;  // runs that reached their budget with no other run waiting, so went on
+  int64_t itemBets = 0;       // the leader's bets that left states to a later run (docs/search.md, "Scheduling")
   int64_t templates = 0;      // complete bodies found
   int64_t instantiated = 0;   // templates with legal extents within the shared-memory budget
   int64_t noExtents = 0;      // templates without legal extents
