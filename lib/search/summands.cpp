@@ -225,20 +225,18 @@ bool Summands::twoOperatorsMake(const std::vector<SumKey>& wanted, const std::ve
   return false;
 }
 
-bool Summands::threeOperatorsMake(const std::vector<SumKey>& wanted, const std::vector<const SumKeys*>& values) {
-  if (wanted.empty() || wanted.size() > 31 || tooLarge(values, kMostValuesForThree)) return true;
+std::vector<SumKeys> Summands::oneOperatorValues(const std::vector<const SumKeys*>& values) {
   std::vector<SumKeys> sets;
-  if (!presentSets(values, sets)) return true;
-  const SumKeys zero = sets.back();
-  // Every value one operator makes of two present (or of one and a value
-  // without the label), each content once.
-  std::vector<SumKeys> first;
+  for (const SumKeys* v : values) sets.push_back(*v);
+  sets.push_back(zeroKeys());
+  const SumKeys& zero = sets.back();
+  std::vector<SumKeys> made;
   std::set<std::vector<uint64_t>> seen;
   auto consider = [&](SumKeys v) {
     std::vector<uint64_t> content;
     for (SumKey k : v.keys) content.push_back(k.bits);
     std::sort(content.begin(), content.end());
-    if (seen.insert(std::move(content)).second) first.push_back(std::move(v));
+    if (seen.insert(std::move(content)).second) made.push_back(std::move(v));
   };
   for (size_t x = 0; x < sets.size(); ++x) {
     consider(combined(zero, sets[x], true));
@@ -252,16 +250,239 @@ bool Summands::threeOperatorsMake(const std::vector<SumKey>& wanted, const std::
       consider(combined(sets[x], sets[y], true));
     }
   }
-  std::vector<const SumKeys*> more = values;
-  more.push_back(nullptr);
-  std::vector<SumKey> rest;
-  for (const SumKeys& v : first) {
-    rest.clear();
-    for (SumKey k : wanted)
-      if (!v.has(k)) rest.push_back(k);
-    if (rest.empty()) return true;
-    more.back() = &v;
-    if (twoOperatorsMake(rest, more)) return true;
+  return made;
+}
+
+namespace {
+
+// Masks over the wanted keys (bit i: wanted[i]), of which some one holds
+// every key still open: `covers(open)`. Over at most kMostTableBits wanted
+// keys a table answers it (sup[m]: some mask holds every bit of m, by the
+// sum over supersets); else a scan.
+class MaskCover {
+ public:
+  static constexpr size_t kMostTableBits = 16;
+  explicit MaskCover(size_t bits) : bits_(bits) {}
+  void add(uint32_t m) { masks_.push_back(m); }
+  void finish() {
+    std::sort(masks_.begin(), masks_.end());
+    masks_.erase(std::unique(masks_.begin(), masks_.end()), masks_.end());
+    if (bits_ > kMostTableBits) return;
+    sup_.assign(size_t{1} << bits_, 0);
+    for (uint32_t m : masks_) sup_[m] = 1;
+    for (size_t b = 0; b < bits_; ++b)
+      for (size_t m = 0; m < sup_.size(); ++m)
+        if (!(m & (size_t{1} << b)) && sup_[m | (size_t{1} << b)]) sup_[m] = 1;
+  }
+  bool covers(uint32_t open) const {
+    if (!sup_.empty()) return sup_[open] != 0;
+    return std::any_of(masks_.begin(), masks_.end(), [&](uint32_t m) { return (m & open) == open; });
+  }
+  const std::vector<uint32_t>& masks() const { return masks_; }
+
+ private:
+  size_t bits_;
+  std::vector<uint32_t> masks_;
+  std::vector<char> sup_;
+};
+
+// twoOperatorsMake(rest, present + {v}) for every value v one operator
+// makes, with rest the wanted keys v does not hold: the same tests, with
+// every mask taken over all the wanted keys and only the bits of rest
+// asked to be covered (`open`). What involves only the values present
+// (their pairs' masks, the unions the tests take of them, each product
+// of two of them and what one more operator with a value present makes
+// of it) is worked out once here; make() adds what involves v.
+class TwoAfterOne {
+ public:
+  TwoAfterOne(const std::vector<SumKey>& wanted, std::vector<SumKeys> sets)
+      : wanted_(wanted), full_((uint32_t{1} << wanted.size()) - 1), sets_(std::move(sets)), n_(sets_.size()),
+        singles_(wanted.size()), unions_(wanted.size()) {
+    const SumKeys& zero = sets_.back();
+    neg_.resize(n_);
+    sum_.resize(n_ * n_);
+    diff_.resize(n_ * n_);
+    for (size_t x = 0; x < n_; ++x) {
+      neg_[x] = mask(zero, sets_[x], 0);
+      for (size_t y = 0; y < n_; ++y) {
+        sum_[x * n_ + y] = mask(sets_[y], sets_[x], +1);
+        diff_[x * n_ + y] = mask(sets_[y], sets_[x], -1);
+      }
+    }
+    // One product (X + Y, X - Y or -X) of values present.
+    for (size_t x = 0; x < n_; ++x) {
+      singles_.add(neg_[x]);
+      for (size_t y = 0; y < n_; ++y) {
+        singles_.add(sum_[x * n_ + y]);
+        singles_.add(diff_[x * n_ + y]);
+      }
+    }
+    singles_.finish();
+    // Two products of values present.
+    for (uint32_t a : singles_.masks())
+      for (uint32_t b : singles_.masks()) unions_.add(a | b);
+    // A sum of two values present, then an operator of it with a value Z
+    // present; with itself, or a number over it.
+    for (size_t z = 0; z < n_; ++z)
+      for (size_t x = 0; x < n_; ++x)
+        for (size_t y = x; y < n_; ++y) addSumThen(x, y, z);
+    for (size_t x = 0; x < n_; ++x)
+      for (size_t y = x; y < n_; ++y) addSelf(x, y);
+    unions_.finish();
+    // A product of values present, then an operator of it with a value
+    // present or with itself.
+    for (size_t x = 0; x < n_; ++x) {
+      addProduct(combined(zero, sets_[x], true), neg_[x]);
+      for (size_t y = 0; y < n_; ++y) {
+        if (y >= x) addProduct(combined(sets_[x], sets_[y], false), sum_[x * n_ + y]);
+        addProduct(combined(sets_[x], sets_[y], true), diff_[x * n_ + y]);
+      }
+    }
+  }
+
+  const SumKeys& zero() const { return sets_.back(); }
+
+  // Bit i: v holds wanted[i].
+  uint32_t held(const SumKeys& v) const {
+    uint32_t m = 0;
+    for (size_t i = 0; i < wanted_.size(); ++i)
+      if (v.has(wanted_[i])) m |= uint32_t{1} << i;
+    return m;
+  }
+
+  // twoOperatorsMake(wanted less v's keys, present + {v}), where `open`
+  // (not 0) are the wanted keys v does not hold.
+  bool make(const SumKeys& v, uint32_t open) const {
+    auto done = [open](uint32_t m) { return (m & open) == open; };
+    // v's masks with each value present (index n_: v itself).
+    std::vector<uint32_t> sumV(n_ + 1), diffVy(n_ + 1), diffYv(n_ + 1);
+    for (size_t y = 0; y < n_; ++y) {
+      sumV[y] = mask(sets_[y], v, +1);     // v + y (= y + v)
+      diffVy[y] = mask(sets_[y], v, -1);   // v - y
+      diffYv[y] = mask(v, sets_[y], -1);   // y - v
+    }
+    sumV[n_] = mask(v, v, +1);
+    diffVy[n_] = diffYv[n_] = mask(v, v, -1);
+    const uint32_t negV = mask(zero(), v, 0);
+    // One or two products.
+    if (unions_.covers(open)) return true;
+    std::vector<uint32_t> own{negV};
+    for (size_t y = 0; y <= n_; ++y) {
+      own.push_back(sumV[y]);
+      own.push_back(diffVy[y]);
+      own.push_back(diffYv[y]);
+    }
+    for (uint32_t a : own) {
+      if (singles_.covers(open & ~a)) return true;
+      for (uint32_t b : own)
+        if (done(a | b)) return true;
+    }
+    // A sum of two values (v among them, or v the third), then an operator
+    // with a value; with itself, or a number over it. sum(x, z) with x or z
+    // v: sumV; diff(x, z) = x - z.
+    auto sumAt = [&](size_t x, size_t z) { return x == n_ ? sumV[z] : z == n_ ? sumV[x] : sum_[x * n_ + z]; };
+    auto diffAt = [&](size_t x, size_t z) {
+      return x == n_ ? diffVy[z] : z == n_ ? diffYv[x] : diff_[x * n_ + z];
+    };
+    for (size_t z = 0; z <= n_; ++z)
+      for (size_t x = 0; x <= n_; ++x)
+        for (size_t y = x; y <= n_; ++y) {
+          if (x != n_ && y != n_ && z != n_) continue;  // in unions_
+          if (done(sumAt(x, z) | sumAt(y, z)) || done(diffAt(x, z) | diffAt(y, z)) ||
+              done(diffAt(z, x) | diffAt(z, y)))
+            return true;
+        }
+    if (done(negV)) return true;
+    for (size_t x = 0; x < n_; ++x)
+      if (done(neg_[x] | negV) || done(sum_[x * n_ + x] | sumV[x] | sumV[n_]) ||
+          done(diff_[x * n_ + x] | diffYv[x] | diffVy[x] | diffVy[n_]))
+        return true;
+    if (done(sumV[n_]) || done(diffVy[n_])) return true;
+    // A product of values present, then an operator with v.
+    for (const Product& p : products_) {
+      const uint32_t left = open & ~p.own;
+      if (left == 0) return true;
+      if (std::any_of(p.withPresent.begin(), p.withPresent.end(), [&](uint32_t m) { return (m & left) == left; }))
+        return true;
+      const size_t c = static_cast<size_t>(std::popcount(left));
+      for (int sign : {+1, -1, 0})
+        if (coversLeft(left, c, v, p.keys, sign)) return true;
+    }
+    // A product with v, then an operator with a value, v or itself.
+    auto chained = [&](const SumKeys& q, uint32_t qOwn) {
+      const uint32_t left = open & ~qOwn;
+      if (left == 0) return true;
+      const size_t c = static_cast<size_t>(std::popcount(left));
+      for (size_t z = 0; z <= n_; ++z)
+        for (int sign : {+1, -1, 0})
+          if (coversLeft(left, c, z == n_ ? v : sets_[z], q, sign)) return true;
+      return coversLeft(left, c, q, q, +1) || coversLeft(left, c, q, q, -1);
+    };
+    if (chained(combined(zero(), v, true), negV)) return true;
+    for (size_t y = 0; y <= n_; ++y) {
+      const SumKeys& other = y == n_ ? v : sets_[y];
+      if (chained(combined(v, other, false), sumV[y])) return true;
+      if (chained(combined(v, other, true), diffVy[y])) return true;
+      if (y < n_ && chained(combined(other, v, true), diffYv[y])) return true;
+    }
+    return false;
+  }
+
+ private:
+  struct Product {
+    SumKeys keys;
+    uint32_t own = 0;
+    std::vector<uint32_t> withPresent;  // with each value present and each sign; with itself (+, -)
+  };
+
+  uint32_t mask(const SumKeys& a, const SumKeys& x, int sign) const { return maskOf(wanted_, full_, a, x, sign); }
+  bool coversLeft(uint32_t left, size_t count, const SumKeys& a, const SumKeys& x, int sign) const {
+    return covers(wanted_, left, count, a, x, sign);
+  }
+
+  void addSumThen(size_t x, size_t y, size_t z) {
+    unions_.add(sum_[x * n_ + z] | sum_[y * n_ + z]);
+    unions_.add(diff_[x * n_ + z] | diff_[y * n_ + z]);
+    unions_.add(diff_[z * n_ + x] | diff_[z * n_ + y]);
+  }
+  void addSelf(size_t x, size_t y) {
+    unions_.add(neg_[x] | neg_[y]);
+    unions_.add(sum_[x * n_ + x] | sum_[x * n_ + y] | sum_[y * n_ + y]);
+    unions_.add(diff_[x * n_ + x] | diff_[x * n_ + y] | diff_[y * n_ + x] | diff_[y * n_ + y]);
+  }
+  void addProduct(SumKeys keys, uint32_t own) {
+    Product p;
+    p.own = own;
+    for (size_t z = 0; z < n_; ++z)
+      for (int sign : {+1, -1, 0}) p.withPresent.push_back(mask(sets_[z], keys, sign));
+    p.withPresent.push_back(mask(keys, keys, +1));
+    p.withPresent.push_back(mask(keys, keys, -1));
+    p.keys = std::move(keys);
+    products_.push_back(std::move(p));
+  }
+
+  const std::vector<SumKey>& wanted_;
+  uint32_t full_;
+  std::vector<SumKeys> sets_;  // the values present, then the empty key
+  size_t n_;
+  std::vector<uint32_t> neg_, sum_, diff_;  // as twoOperatorsMake's, over sets_
+  MaskCover singles_, unions_;
+  std::vector<Product> products_;
+};
+
+}  // namespace
+
+bool Summands::threeOperatorsMake(const std::vector<SumKey>& wanted, const std::vector<const SumKeys*>& values) {
+  if (wanted.empty() || wanted.size() > 31 || tooLarge(values, kMostValuesForThree)) return true;
+  std::vector<SumKeys> sets;
+  if (!presentSets(values, sets)) return true;
+  const TwoAfterOne two(wanted, std::move(sets));
+  for (const SumKeys& v : oneOperatorValues(values)) {
+    const uint32_t open = ((uint32_t{1} << wanted.size()) - 1) & ~two.held(v);
+    if (open == 0) return true;
+    // twoOperatorsMake answers "may be made" for a value with so many keys.
+    if (v.keys.size() > kMostKeys) return true;
+    if (two.make(v, open)) return true;
   }
   return false;
 }

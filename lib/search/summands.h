@@ -95,7 +95,13 @@ class Summands {
   // Three new values can hold `wanted` between them: some value one
   // operator makes of the values present, then two more
   // (twoOperatorsMake with it present, for the keys it does not hold).
+  // The same answer as that loop over oneOperatorValues, with what does not
+  // involve the first value worked out once (summands.cpp).
   static bool threeOperatorsMake(const std::vector<SumKey>& wanted, const std::vector<const SumKeys*>& values);
+  // Every value one operator makes of two of `values` (none wild), or of
+  // one and a value without the label: sums, products, quotients and a
+  // number over a value, each content once.
+  static std::vector<SumKeys> oneOperatorValues(const std::vector<const SumKeys*>& values);
   // Either, by the number of new values (2 or 3), memoized by `wanted` and
   // the contents of `values` (SumKeys::id): states share them far more
   // often than they share values.

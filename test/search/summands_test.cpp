@@ -275,3 +275,47 @@ TEST_CASE("the one- and two-operator tests never miss a construction", "[search]
   CHECK(twoNo > 20);
   CHECK(twoYes > 20);
 }
+
+TEST_CASE("the three-operator test answers as two operators after each first value", "[search][summands]") {
+  // threeOperatorsMake works out once what does not involve the first new
+  // value; its answer must be that of the definition: some value one
+  // operator makes (oneOperatorValues) holds every wanted key, or two more
+  // operators make the rest with it present (twoOperatorsMake). Random
+  // instances of the sizes the search asks (up to 12 values, 3 inputs),
+  // with wanted keys beyond the table's 16 bits too.
+  std::mt19937 rng(23);
+  auto coin = [&](int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng); };
+  int yes = 0, no = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    std::vector<SumKeys> sets(static_cast<size_t>(1 + coin(trial % 3 == 0 ? 12 : 6)));
+    for (SumKeys& v : sets)
+      for (int i = 0, n = 1 + coin(3); i < n; ++i) v.add(key(coin(5) - 2, coin(5) - 2, coin(3) - 1));
+    std::vector<SumKey> wanted;
+    const size_t most = trial % 10 == 0 ? 20 : 1 + static_cast<size_t>(coin(8));
+    for (int tries = 0; wanted.size() < most && tries < 200; ++tries) {
+      const SumKey k = key(coin(9) - 4, coin(9) - 4, coin(5) - 2);
+      if (k.empty() || std::find(wanted.begin(), wanted.end(), k) != wanted.end()) continue;
+      if (std::any_of(sets.begin(), sets.end(), [&](const SumKeys& v) { return v.has(k); })) continue;
+      wanted.push_back(k);
+    }
+    if (wanted.empty()) continue;
+    const std::vector<const SumKeys*> values = pointers(sets);
+    bool reference = false;
+    for (const SumKeys& v : Summands::oneOperatorValues(values)) {
+      std::vector<SumKey> rest;
+      for (SumKey k : wanted)
+        if (!v.has(k)) rest.push_back(k);
+      std::vector<const SumKeys*> more = values;
+      more.push_back(&v);
+      if (rest.empty() || Summands::twoOperatorsMake(rest, more)) {
+        reference = true;
+        break;
+      }
+    }
+    INFO("trial " << trial << ", " << sets.size() << " values, " << wanted.size() << " wanted");
+    CHECK(Summands::threeOperatorsMake(wanted, values) == reference);
+    (reference ? yes : no)++;
+  }
+  CHECK(yes > 30);
+  CHECK(no > 30);
+}
