@@ -301,6 +301,7 @@ class Engine {
     // later run, which then runs whole at the item's own key.
     double aspiration = std::numeric_limits<double>::infinity();
     bool betEnded = false;
+    bool afterBet = false;  // the bet has ended and the whole pass is not yet taken
   };
 
   // The schedule (docs/search.md, "Scheduling"): one queue per kernel
@@ -339,6 +340,7 @@ class Engine {
     q.erase(best);
     ++inFlight_;
     state_[static_cast<size_t>(item)].aspiration = betAspiration(item);
+    state_[static_cast<size_t>(item)].afterBet = false;
     state_[static_cast<size_t>(item)].budget = bestBudget;
     state_[static_cast<size_t>(item)].inFlight = true;
     used_[static_cast<size_t>(lane)] += bestBudget;
@@ -392,7 +394,8 @@ class Engine {
   int64_t nextBudgetLocked(int item) const {
     const ItemState& s = state_[static_cast<size_t>(item)];
     if (opt_.itemBudgetStates > 0) return opt_.itemBudgetStates << (2 * std::min(s.runs, 20));
-    if (s.runs > 0) return std::min<int64_t>(s.budget, kMaxBudget / 4) * 4;
+    // After a bet the whole pass gets the bet's budget: the bet was not cut.
+    if (s.runs > 0) return s.afterBet ? s.budget : std::min<int64_t>(s.budget, kMaxBudget / 4) * 4;
     int64_t b = kFirstBudget;
     const int prev = previousPass_[static_cast<size_t>(item)];
     if (prev >= 0) {
@@ -635,7 +638,7 @@ class Engine {
         } else if (cut) {
           queueLocked(item);
         } else if (betLost && !stopNow()) {
-          s.betEnded = true;
+          s.betEnded = s.afterBet = true;
           ++total_.itemBets;
           queueLocked(item);
         }
