@@ -18,6 +18,7 @@
 #include "mirage/search/search.h"
 #include "mirage/verify/verifier.h"
 #include "model_options.h"
+#include "same_front.h"
 
 using namespace mirage;
 using mirage::test::h100;
@@ -217,15 +218,9 @@ TEST_CASE("ties wait for the work items: the same front, with no more checks", "
     deferred.jobs = 1;
     search::Options atOnce = deferred;
     atOnce.deferTies = false;
-    search::Result a = search::runSearch(*g, verifier, deferred);
-    search::Result b = search::runSearch(*g, verifier, atOnce);
     INFO(text);
-    REQUIRE(a.stats.complete);
-    REQUIRE(b.stats.complete);
-    CHECK(a.best == b.best);
-    REQUIRE(a.candidates.size() == b.candidates.size());
-    for (size_t i = 0; i < a.candidates.size(); ++i)
-      CHECK(ir::printGraph(a.candidates[i].graph) == ir::printGraph(b.candidates[i].graph));
+    auto [a, b] = test::runBothComplete(*g, verifier, deferred, atOnce);
+    test::checkSameFront(a, b);
     checksDeferred += a.stats.prechecked;
     checksAtOnce += b.stats.prechecked;
   }
@@ -298,14 +293,6 @@ TEST_CASE("a program whose candidates all cost the floor ends by bound at the de
   }
 }
 
-// b returns a's candidates, text and order, and a's best.
-static void checkSameFront(const search::Result& a, const search::Result& b) {
-  REQUIRE(b.candidates.size() == a.candidates.size());
-  for (size_t i = 0; i < a.candidates.size(); ++i)
-    CHECK(ir::printGraph(b.candidates[i].graph) == ir::printGraph(a.candidates[i].graph));
-  CHECK(b.best == a.best);
-}
-
 TEST_CASE("sums still to make: the same front with fewer states, under the model on every state", "[search][bound]") {
   // Normalizations on few wide rows, so that shared-memory traffic is what
   // the model charges (docs/search.md, "Sums still to make"): a state
@@ -353,7 +340,7 @@ TEST_CASE("sums still to make: the same front with fewer states, under the model
     INFO(k.text << "\n" << a.stats.states << " states with the charge, " << b.stats.states << " without");
     REQUIRE(a.stats.complete);
     REQUIRE(b.stats.complete);
-    checkSameFront(a, b);
+    test::checkSameFront(a, b);
     CHECK(a.stats.states <= b.stats.states);
     if (a.stats.states < b.stats.states) ++fewer;
     // Pruning by none of the bounds: the bound of every state on the way
@@ -403,8 +390,8 @@ TEST_CASE("guarded partials: the same front with and without their rules and the
   REQUIRE(c.stats.complete);
   REQUIRE(a.best >= 0);
   CHECK(a.candidates[static_cast<size_t>(a.best)].kernels == 2);  // flash decoding
-  checkSameFront(a, b);
-  checkSameFront(a, c);
+  test::checkSameFront(a, b);
+  test::checkSameFront(a, c);
   CHECK(a.stats.states < b.stats.states);
   CHECK(b.stats.states <= c.stats.states);
   // A state's walk over the extent choices starts where its nearest
@@ -440,7 +427,7 @@ static void checkOnlyPrunes(const ir::Graph& g, const search::Options& on, const
   REQUIRE(a.stats.complete);
   REQUIRE(b.stats.complete);
   REQUIRE(a.best >= 0);
-  checkSameFront(a, b);
+  test::checkSameFront(a, b);
   CHECK(a.stats.states < b.stats.states);
 }
 
@@ -527,7 +514,7 @@ TEST_CASE("the last kernel before it begins: the same front with and without its
   REQUIRE(a.stats.complete);
   REQUIRE(b.stats.complete);
   REQUIRE(a.best >= 0);
-  checkSameFront(a, b);
+  test::checkSameFront(a, b);
   o.seeds = off.seeds = {a.candidates[static_cast<size_t>(a.best)].graph};
   checkOnlyPrunes(g, o, off);
   // Pruning by none of the bounds: the bound of every state on the way to

@@ -13,6 +13,7 @@
 #include "mirage/search/search.h"
 #include "mirage/verify/verifier.h"
 #include "model_options.h"
+#include "same_front.h"
 
 using namespace mirage;
 
@@ -37,21 +38,15 @@ TEST_CASE("runs cut by tiny budgets give the same complete result", "[search][sc
     // Every first run may visit one state, the next four, then 16, ...:
     // most items are cut several times before they end.
     tiny.itemBudgetStates = 1;
-    search::Result a = search::runSearch(*g, verifier, normal);
-    search::Result b = search::runSearch(*g, verifier, tiny);
     INFO(text);
-    REQUIRE(a.stats.complete);
-    REQUIRE(b.stats.complete);
+    auto [a, b] = test::runBothComplete(*g, verifier, normal, tiny);
     CHECK(a.stats.itemsCut == 0);
     CHECK(b.stats.itemsCut > 10);
     // Cut items run again. (Their states are not compared: what the bound
     // and the ties prune depends on when candidates are verified.)
     CHECK(b.stats.itemRuns > a.stats.itemRuns);
     // The same front, in the same order, and the same best.
-    REQUIRE(a.candidates.size() == b.candidates.size());
-    for (size_t i = 0; i < a.candidates.size(); ++i)
-      CHECK(ir::printGraph(a.candidates[i].graph) == ir::printGraph(b.candidates[i].graph));
-    CHECK(a.best == b.best);
+    test::checkSameFront(a, b);
   }
 }
 
@@ -112,17 +107,11 @@ TEST_CASE("the leader's bets leave a complete search's result unchanged", "[sear
     verify::Verifier verifier(*g);
     search::Options with = test::modelOptions(0, true), without = with;
     without.leaderBets = false;
-    search::Result a = search::runSearch(*g, verifier, with);
-    search::Result b = search::runSearch(*g, verifier, without);
     INFO(name);
-    REQUIRE(a.stats.complete);
-    REQUIRE(b.stats.complete);
+    auto [a, b] = test::runBothComplete(*g, verifier, with, without);
     CHECK(b.stats.itemBets == 0);
     bets += a.stats.itemBets;
-    REQUIRE(a.candidates.size() == b.candidates.size());
-    for (size_t i = 0; i < a.candidates.size(); ++i)
-      CHECK(ir::printGraph(a.candidates[i].graph) == ir::printGraph(b.candidates[i].graph));
-    CHECK(a.best == b.best);
+    test::checkSameFront(a, b);
   }
   CHECK(bets > 0);
 }
