@@ -257,9 +257,10 @@ class Engine {
   // order among them. Except for the next pass of the configuration that
   // leads the front: its key is its pass alone, without the block offset
   // or the budget's share, so the pass around the best plan yet runs
-  // next, however large (docs/search.md, "Scheduling", the cheapest
-  // configuration first). The item order itself, and with it what a
-  // complete run returns, does not change.
+  // next, however large, as a bet (betAspiration; docs/search.md,
+  // "Scheduling", the cheapest configuration first and the leader's bet);
+  // the whole pass after the bet has the item's own key. The item order
+  // itself, and with it what a complete run returns, does not change.
   int scheduleKey(int item, int64_t budget) const {
     const Item& it = items_[static_cast<size_t>(item)];
     if (leadsTheFront(item) && !state_[static_cast<size_t>(item)].betEnded) return it.depth;
