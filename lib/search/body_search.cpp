@@ -2569,6 +2569,18 @@ class BodySearch {
     return std::max(n, (dead + 1) / 2);
   }
 
+  // `beaten()` (a bound test of this state) holds: the prune is counted,
+  // and counted as the bet's where the aspiration decided it
+  // (Context::aspiration).
+  template <typename Beaten>
+  bool prunedByBound(const Beaten& beaten) {
+    ctx_.aspirationDecided = false;
+    if (!beaten()) return false;
+    ++ctx_.stats.prunedByBound;
+    if (ctx_.aspirationDecided) ++ctx_.aspirationPrunesEver;
+    return true;
+  }
+
   void dfs(int depthLeft) {
     if (ctx_.stopped()) return;
     // No completion within the operators left (docs/search.md, "Needed
@@ -2577,12 +2589,7 @@ class BodySearch {
       ++ctx_.stats.pruned;
       return;
     }
-    ctx_.aspirationDecided = false;
-    if (overBound()) {
-      ++ctx_.stats.prunedByBound;
-      if (ctx_.aspirationDecided) ++ctx_.aspirationPrunesEver;
-      return;
-    }
+    if (prunedByBound([&] { return overBound(); })) return;
     ResumeScope walks(*this);
     ++ctx_.stats.states;
     if (final_) {
@@ -3134,10 +3141,7 @@ class BodySearch {
                    : closedBefore + leastWithOperators(*points, whole, least, [&](const FloorPoint& p) {
                        return futureUs(futureBytes, stepsAt(p, axis));
                      });
-      ctx_.aspirationDecided = false;
-      if (bounding_ && beatenHere(closeBound)) {
-        ++ctx_.stats.prunedByBound;
-        if (ctx_.aspirationDecided) ++ctx_.aspirationPrunesEver;
+      if (bounding_ && prunedByBound([&] { return beatenHere(closeBound); })) {
         ctx_.closedFloorUs = closedBefore;
         return;
       }

@@ -263,7 +263,7 @@ class Engine {
   // itself, and with it what a complete run returns, does not change.
   int scheduleKey(int item, int64_t budget) const {
     const Item& it = items_[static_cast<size_t>(item)];
-    if (leadsTheFront(item) && !state_[static_cast<size_t>(item)].betEnded) return it.depth;
+    if (leadersNextRun(item)) return it.depth;
     return orderKey(it) + static_cast<int>(std::lround(std::log2(static_cast<double>(budget) / kFirstBudget) / 2));
   }
 
@@ -288,6 +288,17 @@ class Engine {
     }
     return true;
   }
+
+  // The item is the leader's next pass and its bet has not ended: its run
+  // comes first, as a bet (betAspiration).
+  bool leadersNextRun(int item) const {
+    return leadsTheFront(item) && !state_[static_cast<size_t>(item)].betEnded;
+  }
+
+  // What any plan of the item costs at least: its launches, each needed
+  // input read once and each output written once (launchesFloor; 0 without
+  // one).
+  double itemFloor(const Item& it) const { return launchesFloor_ ? launchesFloor_(it.kernels, ioBytes_, 1) : 0; }
 
   // Per work item: how many runs it had (each cut by its budget but the
   // last), and whether one ran to its end (or it was skipped).
@@ -362,11 +373,9 @@ class Engine {
   // everything after it. Infinity where the item is not the leader's next
   // pass, its bet has ended, or nothing is verified yet.
   double betAspiration(int item) const {
-    if (!opt_.leaderBets || state_[static_cast<size_t>(item)].betEnded || !leadsTheFront(item))
-      return std::numeric_limits<double>::infinity();
+    if (!opt_.leaderBets || !leadersNextRun(item)) return std::numeric_limits<double>::infinity();
     const double best = bestAny_.load(std::memory_order_relaxed);
-    const Item& it = items_[static_cast<size_t>(item)];
-    const double floor = launchesFloor_ ? launchesFloor_(it.kernels, ioBytes_, 1) : 0;
+    const double floor = itemFloor(items_[static_cast<size_t>(item)]);
     return floor >= best ? best : floor + kBetShare * (best - floor);
   }
   static constexpr double kBetShare = 0.5;
@@ -573,9 +582,8 @@ class Engine {
       // k launches that cost more than a verified candidate with at most k
       // launches, or at least as much as one with fewer: no plan of this
       // item can be on the front (Context::beaten).
-      const double itemFloor = launchesFloor_ ? launchesFloor_(it.kernels, ioBytes_, 1) : 0;
-      if (launchesFloor_ && (itemFloor > threshold(it.kernels) || itemFloor >= threshold(it.kernels - 1) ||
-                             itemFloor > reach())) {
+      const double floor = itemFloor(it);
+      if (launchesFloor_ && (floor > threshold(it.kernels) || floor >= threshold(it.kernels - 1) || floor > reach())) {
         std::lock_guard lock(mu_);
         ++total_.itemsPrunedByBound;
         skip = true;

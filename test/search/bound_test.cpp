@@ -335,11 +335,9 @@ TEST_CASE("sums still to make: the same front with fewer states, under the model
     o.seeds = {first.candidates[static_cast<size_t>(first.best)].graph};
     search::Options without = o;
     without.chargeSumsStillToMake = false;
-    search::Result a = search::runSearch(*g, verifier, o);
-    search::Result b = search::runSearch(*g, verifier, without);
-    INFO(k.text << "\n" << a.stats.states << " states with the charge, " << b.stats.states << " without");
-    REQUIRE(a.stats.complete);
-    REQUIRE(b.stats.complete);
+    INFO(k.text);
+    auto [a, b] = test::runBothComplete(*g, verifier, o, without);
+    INFO(a.stats.states << " states with the charge, " << b.stats.states << " without");
     test::checkSameFront(a, b);
     CHECK(a.stats.states <= b.stats.states);
     if (a.stats.states < b.stats.states) ++fewer;
@@ -421,11 +419,8 @@ TEST_CASE("guarded partials: the same front with and without their rules and the
 // give the same candidates, text and order, `on` in fewer states.
 static void checkOnlyPrunes(const ir::Graph& g, const search::Options& on, const search::Options& off) {
   verify::Verifier verifier(g);
-  search::Result a = search::runSearch(g, verifier, on);
-  search::Result b = search::runSearch(g, verifier, off);
+  auto [a, b] = test::runBothComplete(g, verifier, on, off);
   INFO(a.stats.states << " states, " << b.stats.states << " without the term");
-  REQUIRE(a.stats.complete);
-  REQUIRE(b.stats.complete);
   REQUIRE(a.best >= 0);
   test::checkSameFront(a, b);
   CHECK(a.stats.states < b.stats.states);
@@ -509,10 +504,7 @@ TEST_CASE("the last kernel before it begins: the same front with and without its
   search::Options o = oneThreadWithin(2, 2);
   search::Options off = o;
   off.chargeLastKernel = false;
-  search::Result a = search::runSearch(g, verifier, o);
-  search::Result b = search::runSearch(g, verifier, off);
-  REQUIRE(a.stats.complete);
-  REQUIRE(b.stats.complete);
+  auto [a, b] = test::runBothComplete(g, verifier, o, off);
   REQUIRE(a.best >= 0);
   test::checkSameFront(a, b);
   o.seeds = off.seeds = {a.candidates[static_cast<size_t>(a.best)].graph};
