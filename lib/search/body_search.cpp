@@ -3891,6 +3891,13 @@ std::vector<std::vector<GridAxis>> firstConfigGrids(Context& ctx, int kernels) {
   return grids;
 }
 
+std::vector<Label> firstConfigLoops(Context& ctx, int kernels) {
+  Plan plan = initialPlan(ctx);
+  std::vector<Label> loops;
+  for (const Config& c : enumerateConfigs(ctx, plan, kernels == 1)) loops.push_back(c.loop);
+  return loops;
+}
+
 void searchPlans(Context& ctx, int kernels, int discrepancies, int firstConfig) {
   Plan plan = initialPlan(ctx);
   for (size_t i = 0; i < plan.tensors.size(); ++i) plan.tensors[i].expr = ctx.exprs.input(static_cast<int>(i));

@@ -626,6 +626,7 @@ std::vector<ExprId> programExprs(ExprTable& exprs, const ir::Graph& program);
 // share the work.
 int countFirstConfigs(Context& ctx, int kernels);
 std::vector<std::vector<GridAxis>> firstConfigGrids(Context& ctx, int kernels);  // each one's grid, in that order
+std::vector<Label> firstConfigLoops(Context& ctx, int kernels);  // each one's for-loop label (kUnit: none), in that order
 void searchPlans(Context& ctx, int kernels, int discrepancies, int firstConfig);
 
 // Representative blocks for a label of the given extent.

@@ -236,3 +236,28 @@ TEST_CASE("pair terms: the cached answer is the expressions' own, in either orde
       }
   CHECK(termPairs > 0);
 }
+
+TEST_CASE("configurations: a kernel before the last without a loop comes right after the largest reduction's loop",
+          "[order]") {
+  // Attention: the keys (16) are the largest reduction, the head dim (8)
+  // the other. A first kernel of two walks the keys first, then has no
+  // loop (the scores kernel of every two-kernel best of the examples),
+  // then walks the head dim (docs/search.md, "Search order").
+  auto a = test::analyze("graph a { Q = input f32[2, 4, 8]\n K = input f32[2, 8, 16]\n V = input f32[2, 16, 8]\n"
+                   " O = matmul(softmax(matmul(Q, K), dim=-1), V)\n output O }");
+  const search::Label keys = a->labels.ofValue[static_cast<size_t>(a->graph.inputs[1])][2];
+  const search::Label head = a->labels.ofValue[static_cast<size_t>(a->graph.inputs[0])][2];
+  const std::vector<search::Label> loops = search::firstConfigLoops(a->ctx, 2);
+  REQUIRE(static_cast<int>(loops.size()) == search::countFirstConfigs(a->ctx, 2));
+  const auto firstOf = [&](search::Label l) { return std::find(loops.begin(), loops.end(), l) - loops.begin(); };
+  const auto lastOf = [&](search::Label l) { return loops.rend() - std::find(loops.rbegin(), loops.rend(), l) - 1; };
+  REQUIRE(firstOf(keys) == 0);
+  REQUIRE(firstOf(search::kUnit) < std::ssize(loops));
+  REQUIRE(firstOf(head) < std::ssize(loops));
+  CHECK(lastOf(keys) + 1 == firstOf(search::kUnit));
+  CHECK(lastOf(search::kUnit) + 1 == firstOf(head));
+  // The last kernel keeps its loopless configurations last.
+  const std::vector<search::Label> final = search::firstConfigLoops(a->ctx, 1);
+  CHECK(final.back() == search::kUnit);
+  CHECK(final.front() == keys);
+}
