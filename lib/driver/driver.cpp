@@ -144,6 +144,10 @@ void setCostBounds(const backend::ArchSpec& arch, search::Options& sopt) {
   };
 }
 
+std::function<double(const ir::Graph&)> modelCost(const backend::ArchSpec& arch) {
+  return [arch](const ir::Graph& g) { return search::quantizeUs(backend::estimateCost(g, arch).totalUs); };
+}
+
 namespace {
 
 // Takes a cache entry as run.result after checking it again: every stored
@@ -203,7 +207,7 @@ bool useCacheHit(Run& run, const CachedResult& hit, const std::function<double(c
 bool searchOrCache(Run& run) {
   const Options& opt = run.opt;
   double budget = searchBudget(run);
-  auto cost = [&run](const ir::Graph& g) { return backend::estimateCost(g, run.arch).totalUs; };
+  const std::function<double(const ir::Graph&)> cost = modelCost(run.arch);
   std::string dir = cacheDirectory(opt);
   // The budget is part of the key only when the user bounded it: the same
   // command line finds its own result again.

@@ -8,6 +8,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "operand_flow.h"
 #include "mirage/search/guard.h"
 #include "mirage/search/mix.h"
 #include "move_memo.h"
@@ -137,15 +138,6 @@ uint64_t summedAfter(SumFlow flow, uint64_t first, uint64_t second, uint64_t red
     case SumFlow::Reduce: return first | second | reduced;
   }
   return 0;
-}
-
-// The label a program-level reduction or contraction runs over (its
-// operand's dim, a matmul's last dim of the first operand); kUnit for
-// every other operator.
-Label programReducedLabel(const ir::Op& op, const ProgramLabels& labels) {
-  if (op.kind == ir::OpKind::Matmul) return labels.ofValue[static_cast<size_t>(op.inputs[0])].back();
-  if (ir::isReduction(op.kind)) return labels.ofValue[static_cast<size_t>(op.inputs[0])][static_cast<size_t>(op.dim)];
-  return kUnit;
 }
 
 // Appends `op` to a kernel's body; returns its body value number.
@@ -581,12 +573,61 @@ class BodySearch {
   // kernel's result that neither a closed kernel nor this one read, and
   // `savedBytes` (this kernel's results, once it is closed: a later kernel
   // reads each, tryComplete).
+  // And where B of an operand flow is among what they read, they read at
+  // least A's degrees of freedom (flowCharges_): what they read besides
+  // that may carry it counts towards it.
   double futureBytesFor(uint64_t tiled, double savedBytes = 0) const {
     double bytes = outputBytes_ + savedBytes;
     const uint64_t left = unreadInputs_ & ~tiled;
     for (size_t t = 0; t < inputBytes_.size(); ++t)
       if (left & (uint64_t{1} << t)) bytes += inputBytes_[t];
-    return bytes;
+    double flow = 0;
+    for (const FlowCharge& f : flowCharges_) {
+      if (!(left & f.partner)) continue;
+      double carried = savedBytes;
+      for (uint64_t c = left & f.carriers; c != 0; c &= c - 1) carried += inputBytes_[static_cast<size_t>(std::countr_zero(c))];
+      flow = std::max(flow, f.bytes - carried);
+    }
+    return bytes + flow;
+  }
+
+  // Per operand flow (Context::operandFlows, operand_flow.h) whose partner
+  // B no closed kernel read: B's tensor; the tensors the kernels after this
+  // one may read A's information from (X, and every closed kernel's
+  // result; this kernel's results are the `savedBytes` of futureBytesFor);
+  // and the least bytes of A's degrees of freedom (X's elements less one
+  // per row for each statistic), each in the smallest element a tensor in
+  // memory has (the program's type, or f32 where a kernel saves so).
+  struct FlowCharge {
+    uint64_t partner = 0;
+    uint64_t carriers = 0;
+    double bytes = 0;
+  };
+  std::vector<FlowCharge> flowCharges_;
+  void initFlowCharges() {
+    const double leastElement = std::min(elementBytes(false), elementBytes(true));
+    for (const OperandFlow& flow : ctx_.operandFlows) {
+      FlowCharge f;
+      int source = -1;
+      for (size_t t = 0; t < plan_.tensors.size(); ++t) {
+        const Tensor& ten = plan_.tensors[t];
+        if (ten.kernel >= 0) f.carriers |= uint64_t{1} << t;
+        if (ten.kernel < 0 && ten.index == flow.partner && (unreadInputs_ >> t & 1)) f.partner = uint64_t{1} << t;
+        if (ten.kernel < 0 && ten.index == flow.source) source = static_cast<int>(t);
+      }
+      if (f.partner == 0 || source < 0) continue;
+      const Tensor& x = plan_.tensors[static_cast<size_t>(source)];
+      f.carriers |= uint64_t{1} << source;
+      double elements = static_cast<double>(ir::numElements(x.shape));
+      if (flow.stats > 0) {
+        auto dim = std::find(x.labels.begin(), x.labels.end(), flow.statsLabel);
+        if (dim == x.labels.end()) continue;
+        const double extent = static_cast<double>(x.shape[static_cast<size_t>(dim - x.labels.begin())]);
+        elements -= flow.stats * (elements / extent);
+      }
+      f.bytes = elements * leastElement;
+      if (f.bytes > 0) flowCharges_.push_back(f);
+    }
   }
 
   // The kernels after this one, moving `bytes`: a launch and two round
@@ -657,6 +698,7 @@ class BodySearch {
         unreadInputs_ |= uint64_t{1} << t;
         inputBytes_[t] = static_cast<double>(ir::numElements(ten.shape)) * elementBytes(plan_.savedF32(ten));
       }
+      if (ctx_.chargeOperandFlow) initFlowCharges();
       return;
     }
     // The last kernel reads every input the outputs need that no earlier
@@ -3875,6 +3917,7 @@ void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& la
       if (l != kUnit) ctx.inputsCarrying[static_cast<size_t>(l)] |= uint64_t{1} << i;
   collectSumTerms(ctx, program, labels, e);
   collectFlowInputs(ctx, program, labels);
+  ctx.operandFlows = findOperandFlows(program, labels);
   ctx.inputsMemo.clear();
   collectSumNeeds(ctx, labels);
 }

@@ -22,6 +22,12 @@ struct UnionFind {
 
 }  // namespace
 
+Label programReducedLabel(const ir::Op& op, const ProgramLabels& labels) {
+  if (op.kind == ir::OpKind::Matmul) return labels.ofValue[static_cast<size_t>(op.inputs[0])].back();
+  if (ir::isReduction(op.kind)) return labels.ofValue[static_cast<size_t>(op.inputs[0])][static_cast<size_t>(op.dim)];
+  return kUnit;
+}
+
 ProgramLabels analyzeLabels(const ir::Graph& g) {
   UnionFind uf;
   std::vector<std::vector<int>> node(g.values.size());

@@ -298,7 +298,9 @@ class Engine {
   // What any plan of the item costs at least: its launches, each needed
   // input read once and each output written once (launchesFloor; 0 without
   // one).
-  double itemFloor(const Item& it) const { return launchesFloor_ ? launchesFloor_(it.kernels, ioBytes_, 1) : 0; }
+  double itemFloor(const Item& it) const {
+    return launchesFloor_ ? quantizeUs(launchesFloor_(it.kernels, ioBytes_, 1)) : 0;
+  }
 
   // Per work item: how many runs it had (each cut by its budget but the
   // last), and whether one ran to its end (or it was skipped).
@@ -486,6 +488,7 @@ class Engine {
     ctx.chargeLastKernel = opt_.chargeLastKernel;
     ctx.splitExpCases = opt_.splitExpCases;
     ctx.chargeUnreadValues = opt_.chargeUnreadValues;
+    ctx.chargeOperandFlow = opt_.chargeOperandFlow;
     ctx.resumeAncestorWalks = opt_.resumeAncestorWalks;
     ctx.skipBarren = opt_.skipBarren;
     ctx.checkAncestorBounds = opt_.checkAncestorBounds;
@@ -690,7 +693,7 @@ class Engine {
         ++total_.noExtents;
       // The bound must never exceed the cost: a template whose cheapest
       // extents cost less than its bound would have been pruned wrongly.
-      if (!best.empty() && best.front().cost < plan.floorUs * (1 - 1e-9) - 1e-9) {
+      if (!best.empty() && best.front().cost < quantizeUs(plan.floorUs) * (1 - 1e-9) - 1e-9) {
         ++total_.boundViolations;
         if (total_.firstBoundViolation.empty())
           total_.firstBoundViolation =

@@ -41,6 +41,17 @@ inline Label innerOf(Label l) { return l & 0xffff; }
 inline Label partialOf(Label l) { return l >> 16; }
 inline Label composite(Label inner, Label partial) { return inner | (partial << 16); }
 
+// Where a contraction's operand must flow (operand_flow.h): an output
+// A · B with B the program input `partner`, A a function of the input
+// `source` that varies with each of its elements once `stats` reductions
+// over `statsLabel` per row are fixed.
+struct OperandFlow {
+  int partner = -1;
+  int source = -1;
+  Label statsLabel = kUnit;  // kUnit where there are no statistics
+  int stats = 0;
+};
+
 struct ProgramLabels {
   std::vector<Labels> ofValue;    // per program value, per dim
   std::vector<int64_t> extent;    // per class label (index 0 = unit, extent 1)
@@ -53,6 +64,10 @@ struct ProgramLabels {
   int numClasses = 0;             // labels 1..numClasses are classes
 };
 ProgramLabels analyzeLabels(const ir::Graph& program);
+// The label a program-level reduction or contraction runs over (its
+// operand's dim, a matmul's last dim of the first operand); kUnit for
+// every other operator.
+Label programReducedLabel(const ir::Op& op, const ProgramLabels& labels);
 
 // A tensor of the program level that a kernel can take as an argument.
 struct Tensor {
@@ -414,6 +429,7 @@ struct Context {
   // aspiration: then `aspirationDecided` is set.
   bool beaten(double floor, bool tieLost = false) const {
     if (!bestAtMost) return false;
+    floor = quantizeUs(floor);  // costs rank at kCostResolutionUs
     const double best = bestAtMost[planKernels].load(std::memory_order_relaxed);
     if (floor > best || (tieLost && floor >= best) ||
         (planKernels > 0 && floor >= bestAtMost[planKernels - 1].load(std::memory_order_relaxed)) ||
@@ -577,6 +593,11 @@ struct Context {
   // second operand of contractions over labels of expWeightedSumLabels (a
   // softmax's V). Under the guard only (BodySearch::lastKernelFloor).
   uint64_t flowInputs = 0;
+  // Where a contraction's operand must flow (operand_flow.h): an
+  // intermediate kernel's future that reads B reads at least A's degrees
+  // of freedom (BodySearch::futureBytesFor). Options::chargeOperandFlow.
+  std::vector<OperandFlow> operandFlows;
+  bool chargeOperandFlow = true;
   // BodySearch::lastKernelFloor per plan (its tensors, partial labels and
   // flow tiles), bounded.
   std::unordered_map<std::string, double> lastKernelFloors;

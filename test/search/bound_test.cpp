@@ -517,6 +517,31 @@ TEST_CASE("the last kernel before it begins: the same front with and without its
   checkBoundsUnderCosts(g, verifier, all);
 }
 
+TEST_CASE("the operand a contraction's partner needs: the same front with and without its charge",
+          "[search][bound]") {
+  // LayerNorm+Linear (the example): an intermediate kernel that has not
+  // read W leaves the product with W to the kernels after it, which must
+  // read as many values as normalized X has degrees of freedom
+  // (operand_flow.h; docs/search.md, "The operand a contraction's partner
+  // needs"). Before its close such a kernel was charged W and the output
+  // alone; with the charge its states whose only completions tie the best
+  // are pruned. Two kernels, two discrepancies: the same front, and with
+  // the best known from the start (so that what is pruned does not depend
+  // on when the verifier accepts a candidate), the same front in fewer
+  // states.
+  std::optional<ir::Graph> g = parse::parseFile(fmt::format("{}/layernorm_linear.mg", MIRAGE_EXAMPLES_DIR), std::cerr);
+  REQUIRE(g);
+  verify::Verifier verifier(*g);
+  search::Options o = oneThreadWithin(2, 2);
+  search::Options off = o;
+  off.chargeOperandFlow = false;
+  auto [a, b] = test::runBothComplete(*g, verifier, o, off);
+  REQUIRE(a.best >= 0);
+  test::checkSameFront(a, b);
+  o.seeds = off.seeds = {a.candidates[static_cast<size_t>(a.best)].graph};
+  checkOnlyPrunes(*g, o, off);
+}
+
 TEST_CASE("exps here or in the last kernel: the same front with and without the case split", "[search][bound]") {
   // A kernel before the last that may make the exps itself is bounded in
   // both cases, the exps charged to it or the last kernel's floor to the

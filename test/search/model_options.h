@@ -19,7 +19,7 @@ inline search::Options modelOptions(double seconds, bool bound) {
   search::Options o;
   o.timeLimitSeconds = seconds;
   o.jobs = 2;
-  o.cost = [](const ir::Graph& g) { return backend::estimateCost(g, h100()).totalUs; };
+  o.cost = driver::modelCost(h100());
   if (bound) driver::setCostBounds(h100(), o);
   return o;
 }

@@ -63,6 +63,10 @@ std::string writeFileAtomically(const std::string& path, const std::string& text
 // carried over to the backend's, field by field, in this one place.
 void setCostBounds(const backend::ArchSpec& arch, search::Options& sopt);
 
+// The cost every candidate ranks by: the backend model's predicted time
+// for `arch`, rounded down to search::kCostResolutionUs.
+std::function<double(const ir::Graph&)> modelCost(const backend::ArchSpec& arch);
+
 // The directory the result cache uses for these options.
 std::string cacheDirectory(const Options& options);
 

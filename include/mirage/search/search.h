@@ -10,6 +10,8 @@
 // what optimality the axioms imply.
 #pragma once
 
+#include <cmath>
+
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -34,7 +36,25 @@ namespace mirage::search {
 // may contract the unit label where the program does (an outer product).
 // 6: a move's legality no longer depends on the state that first asked for
 // it, and the seen-set no longer merges budgets (seen_states.h).
-inline constexpr int kSearchRevision = 6;
+// 7: predicted times rank at kCostResolutionUs, and a contraction's
+// operand is charged to the kernels that read its partner (operand_flow.h).
+inline constexpr int kSearchRevision = 7;
+
+// Predicted times are ranked at this resolution (0.1 ns): a difference
+// below it is not information the model has, and plans that close are ties,
+// decided by the tie key (docs/search.md, "Ties"). The driver's cost is the
+// model's time rounded down to it (driver::modelCost); lower bounds are
+// compared rounded down the same way (Context::beaten), which keeps them
+// bounds of the rounded costs (rounding down is monotone). A cost given
+// unrounded is bounded as before, by a bound a little lower.
+inline constexpr double kCostResolutionUs = 1e-4;
+inline double quantizeUs(double us) {
+  // The nudge makes a rounded time round to itself (its product with the
+  // scale may fall just under the integer it stands for); what matters
+  // for the bounds is that the map is monotone, which it is.
+  constexpr double kScale = 1 / kCostResolutionUs;
+  return std::floor(us * kScale + 1e-6) / kScale;
+}
 
 // Bounds of the space. They are part of the result cache's key.
 struct Limits {
@@ -147,6 +167,10 @@ struct Options {
   // The bound's term for the values an intermediate kernel's completions
   // must still read (docs/search.md, "Bounds"); off, tiles only, as before.
   bool chargeUnreadValues = true;
+  // The bound's term for the values of a contraction's operand that the
+  // kernels reading its partner input must read (docs/search.md, "The
+  // operand a contraction's partner needs"); off, as before.
+  bool chargeOperandFlow = true;
   // Tests: a state's bound starts at the first extent choice its nearest
   // checked ancestor found not beaten (docs/search.md, "Bounds"); off, at
   // the first. Either way the same states are pruned.
