@@ -1,6 +1,7 @@
 #include "summands.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <set>
 
@@ -49,6 +50,50 @@ bool covers(const std::vector<SumKey>& wanted, uint32_t open, size_t openCount, 
       return false;
   }
   return true;
+}
+
+int signIndex(int sign) { return sign > 0 ? 0 : sign < 0 ? 1 : 2; }
+
+// For each sign (+1, -1, 0) and wanted key i (at most 31): the filter bits
+// (SumKeys::filterBit) of the keys a set x must hold, one of which with
+// some key of `a` makes wanted[i]. A set whose filter meets none of them
+// holds none, so most "no" answers of maskOf and covers over a set `a`
+// asked about many sets x are one test.
+struct NeedMasks {
+  std::array<std::array<uint64_t, 32>, 3> bits{};
+  NeedMasks(const std::vector<SumKey>& wanted, const SumKeys& a) {
+    for (int sign : {+1, -1, 0})
+      for (size_t i = 0; i < wanted.size() && i < 32; ++i) {
+        uint64_t m = 0;
+        for (SumKey ka : a.keys) m |= SumKeys::filterBit(partner(wanted[i], ka, sign));
+        bits[static_cast<size_t>(signIndex(sign))][i] = m;
+      }
+  }
+};
+
+// maskOf and covers with a's NeedMasks `na`: the same answers.
+uint32_t maskOf(const std::vector<SumKey>& wanted, uint32_t open, const SumKeys& a, const NeedMasks& na,
+                const SumKeys& x, int sign) {
+  const auto& need = na.bits[static_cast<size_t>(signIndex(sign))];
+  uint32_t m = 0;
+  for (uint32_t r = open; r != 0; r &= r - 1) {
+    const int i = std::countr_zero(r);
+    if (!(x.filter & need[static_cast<size_t>(i)])) continue;
+    for (SumKey ka : a.keys)
+      if (x.has(partner(wanted[static_cast<size_t>(i)], ka, sign))) {
+        m |= uint32_t{1} << i;
+        break;
+      }
+  }
+  return m;
+}
+bool covers(const std::vector<SumKey>& wanted, uint32_t open, size_t openCount, const SumKeys& a, const NeedMasks& na,
+            const SumKeys& x, int sign) {
+  if (a.keys.size() * x.keys.size() < openCount) return false;
+  const auto& need = na.bits[static_cast<size_t>(signIndex(sign))];
+  for (uint32_t r = open; r != 0; r &= r - 1)
+    if (!(x.filter & need[static_cast<size_t>(std::countr_zero(r))])) return false;
+  return covers(wanted, open, openCount, a, x, sign);
 }
 
 // The value without the label: the empty key alone.
@@ -299,14 +344,15 @@ class TwoAfterOne {
       : wanted_(wanted), full_((uint32_t{1} << wanted.size()) - 1), sets_(std::move(sets)), n_(sets_.size()),
         singles_(wanted.size()), unions_(wanted.size()) {
     const SumKeys& zero = sets_.back();
+    for (const SumKeys& a : sets_) need_.emplace_back(wanted_, a);
     neg_.resize(n_);
     sum_.resize(n_ * n_);
     diff_.resize(n_ * n_);
     for (size_t x = 0; x < n_; ++x) {
-      neg_[x] = mask(zero, sets_[x], 0);
+      neg_[x] = maskAt(n_ - 1, sets_[x], 0);
       for (size_t y = 0; y < n_; ++y) {
-        sum_[x * n_ + y] = mask(sets_[y], sets_[x], +1);
-        diff_[x * n_ + y] = mask(sets_[y], sets_[x], -1);
+        sum_[x * n_ + y] = maskAt(y, sets_[x], +1);
+        diff_[x * n_ + y] = maskAt(y, sets_[x], -1);
       }
     }
     // One product (X + Y, X - Y or -X) of values present.
@@ -354,16 +400,17 @@ class TwoAfterOne {
   // (not 0) are the wanted keys v does not hold.
   bool make(const SumKeys& v, uint32_t open) const {
     auto done = [open](uint32_t m) { return (m & open) == open; };
+    const NeedMasks nv(wanted_, v);
     // v's masks with each value present (index n_: v itself).
     std::vector<uint32_t> sumV(n_ + 1), diffVy(n_ + 1), diffYv(n_ + 1);
     for (size_t y = 0; y < n_; ++y) {
-      sumV[y] = mask(sets_[y], v, +1);     // v + y (= y + v)
-      diffVy[y] = mask(sets_[y], v, -1);   // v - y
-      diffYv[y] = mask(v, sets_[y], -1);   // y - v
+      sumV[y] = maskAt(y, v, +1);                                // v + y (= y + v)
+      diffVy[y] = maskAt(y, v, -1);                              // v - y
+      diffYv[y] = maskOf(wanted_, full_, v, nv, sets_[y], -1);  // y - v
     }
-    sumV[n_] = mask(v, v, +1);
-    diffVy[n_] = diffYv[n_] = mask(v, v, -1);
-    const uint32_t negV = mask(zero(), v, 0);
+    sumV[n_] = maskOf(wanted_, full_, v, nv, v, +1);
+    diffVy[n_] = diffYv[n_] = maskOf(wanted_, full_, v, nv, v, -1);
+    const uint32_t negV = maskAt(n_ - 1, v, 0);
     // One or two products.
     if (unions_.covers(open)) return true;
     std::vector<uint32_t> own{negV};
@@ -406,7 +453,7 @@ class TwoAfterOne {
         return true;
       const size_t c = static_cast<size_t>(std::popcount(left));
       for (int sign : {+1, -1, 0})
-        if (coversLeft(left, c, v, p.keys, sign)) return true;
+        if (covers(wanted_, left, c, v, nv, p.keys, sign)) return true;
     }
     // A product with v, then an operator with a value, v or itself.
     auto chained = [&](const SumKeys& q, uint32_t qOwn) {
@@ -415,7 +462,8 @@ class TwoAfterOne {
       const size_t c = static_cast<size_t>(std::popcount(left));
       for (size_t z = 0; z <= n_; ++z)
         for (int sign : {+1, -1, 0})
-          if (coversLeft(left, c, z == n_ ? v : sets_[z], q, sign)) return true;
+          if (z == n_ ? covers(wanted_, left, c, v, nv, q, sign) : covers(wanted_, left, c, sets_[z], need_[z], q, sign))
+            return true;
       return coversLeft(left, c, q, q, +1) || coversLeft(left, c, q, q, -1);
     };
     if (chained(combined(zero(), v, true), negV)) return true;
@@ -436,6 +484,10 @@ class TwoAfterOne {
   };
 
   uint32_t mask(const SumKeys& a, const SumKeys& x, int sign) const { return maskOf(wanted_, full_, a, x, sign); }
+  // mask(sets_[a], x, sign), with sets_[a]'s NeedMasks.
+  uint32_t maskAt(size_t a, const SumKeys& x, int sign) const {
+    return maskOf(wanted_, full_, sets_[a], need_[a], x, sign);
+  }
   bool coversLeft(uint32_t left, size_t count, const SumKeys& a, const SumKeys& x, int sign) const {
     return covers(wanted_, left, count, a, x, sign);
   }
@@ -454,7 +506,7 @@ class TwoAfterOne {
     Product p;
     p.own = own;
     for (size_t z = 0; z < n_; ++z)
-      for (int sign : {+1, -1, 0}) p.withPresent.push_back(mask(sets_[z], keys, sign));
+      for (int sign : {+1, -1, 0}) p.withPresent.push_back(maskAt(z, keys, sign));
     p.withPresent.push_back(mask(keys, keys, +1));
     p.withPresent.push_back(mask(keys, keys, -1));
     p.keys = std::move(keys);
@@ -465,6 +517,7 @@ class TwoAfterOne {
   uint32_t full_;
   std::vector<SumKeys> sets_;  // the values present, then the empty key
   size_t n_;
+  std::vector<NeedMasks> need_;  // per set of sets_
   std::vector<uint32_t> neg_, sum_, diff_;  // as twoOperatorsMake's, over sets_
   MaskCover singles_, unions_;
   std::vector<Product> products_;
