@@ -25,17 +25,18 @@ SumKey plus(SumKey a, SumKey b) { return minus(a, negated(b)); }
 // w = x - a (sign -1) or w = a - x (sign 0), a a key of the other operand.
 SumKey partner(SumKey w, SumKey a, int sign) { return sign > 0 ? minus(w, a) : sign < 0 ? plus(w, a) : minus(a, w); }
 
-// Bit i: wanted[i] (among `open`) is a combination (`sign`, partner) of a
-// key of `a` and a key of `x`.
+// Wanted key w is a combination (`sign`, partner) of a key of `a` and a
+// key of `x`.
+bool makesKey(SumKey w, const SumKeys& a, const SumKeys& x, int sign) {
+  return std::any_of(a.keys.begin(), a.keys.end(), [&](SumKey ka) { return x.has(partner(w, ka, sign)); });
+}
+
+// Bit i: makesKey(wanted[i]) (among `open`).
 uint32_t maskOf(const std::vector<SumKey>& wanted, uint32_t open, const SumKeys& a, const SumKeys& x, int sign) {
   uint32_t m = 0;
   for (uint32_t r = open; r != 0; r &= r - 1) {
     const int i = std::countr_zero(r);
-    for (SumKey ka : a.keys)
-      if (x.has(partner(wanted[static_cast<size_t>(i)], ka, sign))) {
-        m |= uint32_t{1} << i;
-        break;
-      }
+    if (makesKey(wanted[static_cast<size_t>(i)], a, x, sign)) m |= uint32_t{1} << i;
   }
   return m;
 }
@@ -44,11 +45,8 @@ uint32_t maskOf(const std::vector<SumKey>& wanted, uint32_t open, const SumKeys&
 bool covers(const std::vector<SumKey>& wanted, uint32_t open, size_t openCount, const SumKeys& a, const SumKeys& x,
             int sign) {
   if (a.keys.size() * x.keys.size() < openCount) return false;
-  for (uint32_t r = open; r != 0; r &= r - 1) {
-    const SumKey w = wanted[static_cast<size_t>(std::countr_zero(r))];
-    if (std::none_of(a.keys.begin(), a.keys.end(), [&](SumKey ka) { return x.has(partner(w, ka, sign)); }))
-      return false;
-  }
+  for (uint32_t r = open; r != 0; r &= r - 1)
+    if (!makesKey(wanted[static_cast<size_t>(std::countr_zero(r))], a, x, sign)) return false;
   return true;
 }
 
@@ -78,12 +76,8 @@ uint32_t maskOf(const std::vector<SumKey>& wanted, uint32_t open, const SumKeys&
   uint32_t m = 0;
   for (uint32_t r = open; r != 0; r &= r - 1) {
     const int i = std::countr_zero(r);
-    if (!(x.filter & need[static_cast<size_t>(i)])) continue;
-    for (SumKey ka : a.keys)
-      if (x.has(partner(wanted[static_cast<size_t>(i)], ka, sign))) {
-        m |= uint32_t{1} << i;
-        break;
-      }
+    if ((x.filter & need[static_cast<size_t>(i)]) && makesKey(wanted[static_cast<size_t>(i)], a, x, sign))
+      m |= uint32_t{1} << i;
   }
   return m;
 }
