@@ -540,6 +540,15 @@ TEST_CASE("the operand a contraction's partner needs: the same front with and wi
   test::checkSameFront(a, b);
   o.seeds = off.seeds = {a.candidates[static_cast<size_t>(a.best)].graph};
   checkOnlyPrunes(*g, o, off);
+  // Pruning by none of the bounds: the bound of every template of the
+  // two-kernel space with one discrepancy, the charge at each close
+  // included (a state's charge before its close is at most the charge at
+  // the close of each of its completions: the same formula, with less
+  // carried), against its cost.
+  search::Options all = modelOptions(120, true);
+  all.limits.maxKernels = 2;
+  all.limits.maxDiscrepancies = 1;
+  checkBoundsUnderCosts(*g, verifier, all);
 }
 
 TEST_CASE("exps here or in the last kernel: the same front with and without the case split", "[search][bound]") {
