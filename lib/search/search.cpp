@@ -783,6 +783,23 @@ class Engine {
   // instead, and the thread that verifies goes on with the next candidate.
   bool verifyOne() {
     Pending p;
+    if (!referencePrepared_) {
+      // The first check would evaluate the input too (seconds at the
+      // examples' shapes): that comes first, and the candidate is chosen
+      // after it among all found by then, not the first one found within
+      // milliseconds of the start (Verifier::prepare).
+      {
+        std::lock_guard lock(mu_);
+        if (verifying_ || pending_.empty()) return false;
+        verifying_ = true;
+      }
+      verify::Cancel cancel = checkCancel();
+      verifier_.prepare(cancel);
+      std::lock_guard lock(mu_);
+      verifying_ = false;
+      if (stopFlag_.load()) return false;
+      referencePrepared_ = true;
+    }
     {
       std::lock_guard lock(mu_);
       if (verifying_) return false;
@@ -819,11 +836,7 @@ class Engine {
         e.verifying_ = false;
       }
     } done{*this};
-    verify::Cancel cancel;
-    cancel.flag = &stopFlag_;
-    if (opt_.timeLimitSeconds > 0)
-      cancel.deadline = start_ + std::chrono::duration_cast<Clock::duration>(
-                                     std::chrono::duration<double>(opt_.timeLimitSeconds));
+    verify::Cancel cancel = checkCancel();
     // A verifier that cannot handle a candidate (an operator it does not
     // know) rejects it rather than ending the run.
     verify::Verdict v;
@@ -863,6 +876,15 @@ class Engine {
     Found f{p.item, p.seq, p.planKey, std::move(p.rank), std::move(cand)};
     publishFound(std::move(f));
     return true;
+  }
+
+  verify::Cancel checkCancel() const {
+    verify::Cancel cancel;
+    cancel.flag = &stopFlag_;
+    if (opt_.timeLimitSeconds > 0)
+      cancel.deadline = start_ + std::chrono::duration_cast<Clock::duration>(
+                                     std::chrono::duration<double>(opt_.timeLimitSeconds));
+    return cancel;
   }
 
   // The front's reach (Options::frontSlack): a candidate slower than this
@@ -960,6 +982,7 @@ class Engine {
   // with at most k launches; plans of k kernels whose bound exceeds it are
   // pruned. Candidates with more launches than the cap bound nothing.
   static constexpr int kMaxBoundKernels = 16;
+  std::atomic<bool> referencePrepared_{false};  // verifyOne: the verifier's reference is evaluated
   std::array<std::atomic<double>, kMaxBoundKernels + 1> bestAtMost_;
   std::atomic<double> bestAny_;  // the best verified candidate of any launch count
   std::atomic<double> bestFound_;  // ... of those the search found and the seeds (not the input)

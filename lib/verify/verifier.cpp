@@ -455,6 +455,13 @@ Verdict Verifier::screenAndCheck(const ir::Graph& candidate, const Cancel& cance
   return impl_->checkTrials(candidate, cancel, screenedOut);
 }
 
+void Verifier::prepare(const Cancel& cancel) const {
+  // The trials a candidate whose statistics are the reference's needs.
+  const int trials = impl_->options.trials > 0 ? impl_->options.trials : defaultTrials(impl_->refStats, impl_->refStats);
+  for (int t = 0; t < trials; ++t)
+    if (impl_->reference(t, 0, cancel).status == EvalStatus::Cancelled) return;
+}
+
 Verdict Verifier::check(const ir::Graph& candidate, const Cancel& cancel) const {
   Verdict v;
   if (!impl_->signatureOk(candidate, v)) return v;

@@ -107,6 +107,12 @@ class Verifier {
   // (its signature, a sampled element, or trial 0 where it was whole).
   Verdict screenAndCheck(const ir::Graph& candidate, const Cancel& cancel, bool* screenedOut) const;
 
+  // Evaluates the reference's trials ahead of any check (the part of
+  // every check that does not depend on the candidate, and its larger part
+  // at the shapes of real programs), so that a caller can choose what to
+  // check once it is done. Checks reuse the evaluations.
+  void prepare(const Cancel& cancel = {}) const;
+
   // The options in effect (threads resolved).
   const Options& options() const;
 
