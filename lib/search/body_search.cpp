@@ -595,8 +595,8 @@ class BodySearch {
   // B no closed kernel read: B's tensor; the tensors the kernels after this
   // one may read A's information from (X, and every closed kernel's
   // result; this kernel's results are the `savedBytes` of futureBytesFor);
-  // and the least bytes of A's degrees of freedom (X's elements less one
-  // per row for each statistic), each in the smallest element a tensor in
+  // and the least bytes of A's degrees of freedom (OperandFlow::share of
+  // X's elements), each in the smallest element a tensor in
   // memory has (the program's type, or f32 where a kernel saves so).
   struct FlowCharge {
     uint64_t partner = 0;
@@ -616,16 +616,9 @@ class BodySearch {
         if (ten.kernel < 0 && ten.index == flow.source) source = static_cast<int>(t);
       }
       if (f.partner == 0 || source < 0) continue;
-      const Tensor& x = plan_.tensors[static_cast<size_t>(source)];
       f.carriers |= uint64_t{1} << source;
-      double elements = static_cast<double>(ir::numElements(x.shape));
-      if (flow.stats > 0) {
-        auto dim = std::find(x.labels.begin(), x.labels.end(), flow.statsLabel);
-        if (dim == x.labels.end()) continue;
-        const double extent = static_cast<double>(x.shape[static_cast<size_t>(dim - x.labels.begin())]);
-        elements -= flow.stats * (elements / extent);
-      }
-      f.bytes = elements * leastElement;
+      f.bytes = static_cast<double>(ir::numElements(plan_.tensors[static_cast<size_t>(source)].shape)) * flow.share *
+                leastElement;
       if (f.bytes > 0) flowCharges_.push_back(f);
     }
   }
@@ -3917,7 +3910,7 @@ void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& la
       if (l != kUnit) ctx.inputsCarrying[static_cast<size_t>(l)] |= uint64_t{1} << i;
   collectSumTerms(ctx, program, labels, e);
   collectFlowInputs(ctx, program, labels);
-  ctx.operandFlows = findOperandFlows(program, labels);
+  ctx.operandFlows = findOperandFlows(program);
   ctx.inputsMemo.clear();
   collectSumNeeds(ctx, labels);
 }

@@ -32,21 +32,24 @@ Fact unknown() { return Fact{Dep::Unknown}; }
 
 class Analysis {
  public:
-  Analysis(const ir::Graph& g, const ProgramLabels& labels, ir::ValueId source)
-      : g_(g), labels_(labels), source_(source), producer_(g.values.size(), -1) {
+  Analysis(const ir::Graph& g, ir::ValueId source) : g_(g), source_(source), producer_(g.values.size(), -1) {
     for (size_t o = 0; o < g.ops.size(); ++o)
       for (ir::ValueId r : g.ops[o].results) producer_[static_cast<size_t>(r)] = static_cast<int>(o);
   }
 
-  // The flow's statistics for A, or none where A is not Elementwise in X.
-  std::optional<std::pair<Label, int>> statsOf(ir::ValueId a) {
+  // The share of X's elements that A's degrees of freedom are at least
+  // (its elements less the values of the statistics A is made with), or
+  // none where A is not Elementwise in X.
+  std::optional<double> shareOf(ir::ValueId a) {
     const Fact f = of(a);
-    if (f.dep != Dep::Elementwise || !consistent_) return std::nullopt;
-    if (ir::numElements(g_.value(a).shape) != ir::numElements(g_.value(source_).shape)) return std::nullopt;
-    if (reductions_.empty()) return std::make_pair(kUnit, 0);
-    const Labels& xl = labels_.ofValue[static_cast<size_t>(source_)];
-    if (std::find(xl.begin(), xl.end(), statsLabel_) == xl.end()) return std::nullopt;
-    return std::make_pair(statsLabel_, static_cast<int>(reductions_.size()));
+    if (f.dep != Dep::Elementwise) return std::nullopt;
+    const double elements = static_cast<double>(ir::numElements(g_.value(source_).shape));
+    if (static_cast<double>(ir::numElements(g_.value(a).shape)) != elements) return std::nullopt;
+    double stats = 0;
+    for (int r : reductions_)
+      stats += static_cast<double>(ir::numElements(g_.value(g_.ops[static_cast<size_t>(r)].results[0]).shape));
+    if (stats >= elements) return std::nullopt;
+    return (elements - stats) / elements;
   }
 
  private:
@@ -172,13 +175,9 @@ class Analysis {
       }
       return f;
     }
-    if (op.kind == ir::OpKind::ReduceMax || op.size != 1) return unknown();
-    // A statistic: one value per row of the label it runs over. Each one
-    // is counted, even a reduction of statistics (which adds none).
-    const Label l = programReducedLabel(op, labels_);
-    if (l == kUnit) return unknown();
-    if (statsLabel_ == kUnit) statsLabel_ = l;
-    if (statsLabel_ != l) consistent_ = false;
+    if (op.kind == ir::OpKind::ReduceMax) return unknown();
+    // A statistic: each of its values is counted, even those of a
+    // reduction of statistics (which add none).
     reductions_.insert(index);
     Fact f;
     f.dep = Dep::Stats;
@@ -188,13 +187,10 @@ class Analysis {
   }
 
   const ir::Graph& g_;
-  const ProgramLabels& labels_;
   ir::ValueId source_;
   std::vector<int> producer_;
   std::unordered_map<ir::ValueId, Fact> memo_;
-  std::set<int> reductions_;
-  Label statsLabel_ = kUnit;
-  bool consistent_ = true;
+  std::set<int> reductions_;  // of values that vary with X, in A's making
 };
 
 // The program inputs `v` depends on (a bit per input index).
@@ -214,7 +210,7 @@ int inputIndex(const ir::Graph& g, ir::ValueId v) {
 
 }  // namespace
 
-std::vector<OperandFlow> findOperandFlows(const ir::Graph& program, const ProgramLabels& labels) {
+std::vector<OperandFlow> findOperandFlows(const ir::Graph& program) {
   std::vector<OperandFlow> flows;
   if (program.inputs.size() > 63) return flows;
   for (const ir::Op& op : program.ops) {
@@ -230,10 +226,9 @@ std::vector<OperandFlow> findOperandFlows(const ir::Graph& program, const Progra
       if (sources & (uint64_t{1} << partner)) continue;
       for (uint64_t s = sources; s != 0; s &= s - 1) {
         const int source = std::countr_zero(s);
-        Analysis analysis(program, labels, program.inputs[static_cast<size_t>(source)]);
-        const auto stats = analysis.statsOf(a);
-        if (!stats) continue;
-        flows.push_back({partner, source, stats->first, stats->second});
+        Analysis analysis(program, program.inputs[static_cast<size_t>(source)]);
+        const std::optional<double> share = analysis.shareOf(a);
+        if (share) flows.push_back({partner, source, *share});
       }
     }
   }

@@ -7,13 +7,13 @@
 // Y from B and from what they read of the tensors in memory, and what they
 // read must determine A. Where A is a function of one input X that varies
 // with each element of X once a few statistics of X's rows are fixed
-// (A[i] = F(X[i], s(row of i)) with ∂F/∂X[i] not identically zero, the
-// statistics s being m reductions over one label L, one value per row
-// each), A has as many degrees of freedom as X has elements, less m per
-// row, and no fewer values can determine it: the kernels after must read
-// that many values, each at least the size of an element of a tensor in
-// memory. LayerNorm followed by a linear layer is such a program (m = 2),
-// so are RMSNorm + Linear (m = 1) and a plain X · W (m = 0).
+// (A[i] = F(X[i], s) with ∂F/∂X[i] not identically zero, the statistics
+// s being sums or means of functions of X), A has as many degrees of
+// freedom as X has elements, less the statistics' values, and no fewer
+// values can determine it: the kernels after must read that many values,
+// each at least the size of an element of a tensor in memory. LayerNorm
+// followed by a linear layer is such a program (two values per row), so
+// are RMSNorm + Linear (one) and a plain X · W (none).
 #pragma once
 
 #include <vector>
@@ -26,6 +26,6 @@ namespace mirage::search {
 // (either operand may be the input B). The analysis is conservative: an
 // operator it cannot follow (a maximum, a layout move, a product of two
 // values that both vary with X, ...) gives no flow.
-std::vector<OperandFlow> findOperandFlows(const ir::Graph& program, const ProgramLabels& labels);
+std::vector<OperandFlow> findOperandFlows(const ir::Graph& program);
 
 }  // namespace mirage::search

@@ -43,13 +43,13 @@ inline Label composite(Label inner, Label partial) { return inner | (partial << 
 
 // Where a contraction's operand must flow (operand_flow.h): an output
 // A · B with B the program input `partner`, A a function of the input
-// `source` that varies with each of its elements once `stats` reductions
-// over `statsLabel` per row are fixed.
+// `source` that varies with each of its elements once some statistics of
+// it are fixed; A's degrees of freedom are at least `share` of the
+// source's elements (its elements less the statistics' values).
 struct OperandFlow {
   int partner = -1;
   int source = -1;
-  Label statsLabel = kUnit;  // kUnit where there are no statistics
-  int stats = 0;
+  double share = 1;
 };
 
 struct ProgramLabels {

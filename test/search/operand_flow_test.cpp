@@ -17,7 +17,7 @@ namespace {
 std::vector<search::OperandFlow> flowsOf(const std::string& text) {
   std::optional<ir::Graph> g = parse::parseString(text, "flow.mg", std::cerr);
   REQUIRE(g);
-  return search::findOperandFlows(*g, search::analyzeLabels(*g));
+  return search::findOperandFlows(*g);
 }
 
 std::string linear(const std::string& a, const std::string& output = "Y") {
@@ -28,26 +28,31 @@ std::string linear(const std::string& a, const std::string& output = "Y") {
 }  // namespace
 
 TEST_CASE("operand flow: norms and plain operands of an output's contraction", "[search][flow]") {
+  // X is 16 x 256: a statistic per row is 16 of its 4096 values.
   SECTION("layer_norm: two statistics per row") {
     auto flows = flowsOf(linear("layer_norm(X)"));
     REQUIRE(flows.size() == 1);
     CHECK(flows[0].partner == 1);
     CHECK(flows[0].source == 0);
-    CHECK(flows[0].stats == 2);
-    CHECK(flows[0].statsLabel != search::kUnit);
+    CHECK(flows[0].share == Approx(1 - 2.0 / 256));
   }
   SECTION("rms_norm with a weight: one statistic; the weight is not a source") {
     auto flows = flowsOf(linear("mul(rms_norm(X), G)"));
     REQUIRE(flows.size() == 1);
     CHECK(flows[0].source == 0);
-    CHECK(flows[0].stats == 1);
+    CHECK(flows[0].share == Approx(1 - 1.0 / 256));
+  }
+  SECTION("statistics over both labels: a value per row and one per column") {
+    auto flows = flowsOf(linear("sub(sub(X, reduce_mean(X, dim=0)), reduce_mean(X, dim=1))"));
+    REQUIRE(flows.size() == 1);
+    CHECK(flows[0].share == Approx(1 - (256.0 + 16.0) / 4096));
   }
   SECTION("the plain input, and functions of it that vary with each element") {
     for (const char* a : {"exp(X)", "tanh(mul(X, 0.5))", "div(1, X)", "sub(0.5, square(X))"}) {
       INFO(a);
       auto flows = flowsOf(linear(a));
       REQUIRE(flows.size() == 1);
-      CHECK(flows[0].stats == 0);
+      CHECK(flows[0].share == 1);
     }
     // X · W: each input is the other's partner.
     auto flows = flowsOf(linear("X"));
@@ -63,14 +68,14 @@ TEST_CASE("operand flow: norms and plain operands of an output's contraction", "
         "  output Y\n}\n");
     REQUIRE(flows.size() == 1);
     CHECK(flows[0].partner == 1);
-    CHECK(flows[0].stats == 1);
+    CHECK(flows[0].share == Approx(1 - 1.0 / 256));
   }
 }
 
 TEST_CASE("operand flow: what the analysis leaves alone", "[search][flow]") {
   // Each of these either may lose X's elements (a maximum, a product or a
-  // difference of two functions of X, a factor that may vanish, a mix of
-  // rows), or is not an output's contraction with an input.
+  // difference of two functions of X, a factor that may vanish), or is not
+  // an output's contraction with an input.
   const char* refused[] = {
       "relu(X)",                    // constant where X < 0
       "abs(X)",                     // not followed
@@ -80,15 +85,10 @@ TEST_CASE("operand flow: what the analysis leaves alone", "[search][flow]") {
       "mul(X, 0)",                  // a factor that vanishes
       "mul(X, sub(G, G))",          // a factor that may vanish
       "sub(X, reduce_max(X, dim=1))",  // a maximum
-      "sub(X, reduce_mean(X, dim=0))", // statistics over the rows and over the columns
   };
   for (const char* a : refused) {
     INFO(a);
-    std::string text = linear(a);
-    if (std::string(a) == "sub(X, reduce_mean(X, dim=0))")
-      text = "graph g {\n  X = input f16[16, 256]\n  W = input f16[256, 64]\n  Y = matmul(sub(sub(X, "
-             "reduce_mean(X, dim=0)), reduce_mean(X, dim=1)), W)\n  output Y\n}\n";
-    CHECK(flowsOf(text).empty());
+    CHECK(flowsOf(linear(a)).empty());
   }
   SECTION("a contraction that is not an output") { CHECK(flowsOf(linear("layer_norm(X)", "Z")).empty()); }
   SECTION("an operand that reads the partner") {
