@@ -479,6 +479,7 @@ class Engine {
     Context ctx;
     initContext(ctx, program_, labels_, opt_.limits);
     ctx.floorMemo = floorMemo_;
+    ctx.summands.shareAnswers(sharedAnswers_);
     if (!opt_.guardInEnumerator) ctx.guard = false;
     ctx.pruneUnreachable = opt_.pruneUnreachable;
     ctx.chargeSums = opt_.chargeSumsStillToMake;
@@ -1011,6 +1012,7 @@ class Engine {
   std::mutex mu_;
   // Floor points, one memo for all threads (Context::FloorMemo).
   std::shared_ptr<Context::FloorMemo> floorMemo_ = std::make_shared<Context::FloorMemo>();
+  std::shared_ptr<Summands::SharedAnswers> sharedAnswers_ = std::make_shared<Summands::SharedAnswers>();
   std::condition_variable cv_;
   int running_ = 0;
   int doneWorkers_ = 0;

@@ -548,7 +548,31 @@ bool Summands::operatorsMakeMemo(int count, const std::vector<SumKey>& wanted,
   for (const SumKeys* v : values)
     if (std::none_of(distinct.begin(), distinct.end(), [&](const SumKeys* d) { return d->id == v->id; }))
       distinct.push_back(v);
+  // The key by contents: each value's sorted keys and wild flag, with
+  // their count first, the values in the order of their contents.
+  std::vector<uint64_t> shared;
+  if (shared_) {
+    std::vector<std::vector<uint64_t>> contents;
+    for (const SumKeys* v : distinct) {
+      std::vector<uint64_t> c;
+      for (SumKey k : v->keys) c.push_back(k.bits);
+      std::sort(c.begin(), c.end());
+      c.push_back(v->wild ? 1 : 0);
+      contents.push_back(std::move(c));
+    }
+    std::sort(contents.begin(), contents.end());
+    shared.assign(key.begin(), key.begin() + static_cast<std::ptrdiff_t>(first));
+    for (const std::vector<uint64_t>& c : contents) {
+      shared.push_back(c.size());
+      shared.insert(shared.end(), c.begin(), c.end());
+    }
+    if (std::optional<bool> known = shared_->find(shared)) {
+      memo_.emplace(std::move(key), *known);
+      return *known;
+    }
+  }
   const bool made = count <= 2 ? twoOperatorsMake(wanted, distinct) : threeOperatorsMake(wanted, distinct);
+  if (shared_) shared_->put(std::move(shared), made);
   memo_.emplace(std::move(key), made);
   return made;
 }

@@ -22,6 +22,9 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -60,6 +63,14 @@ struct SumKeys {
     if (has(k)) return;
     keys.push_back(k);
     filter |= filterBit(k);
+  }
+};
+
+struct ContentHash {
+  size_t operator()(const std::vector<uint64_t>& v) const {
+    uint64_t h = v.size();
+    for (uint64_t x : v) h = mix(h ^ x);
+    return static_cast<size_t>(h);
   }
 };
 
@@ -107,6 +118,30 @@ class Summands {
   // often than they share values.
   bool operatorsMakeMemo(int count, const std::vector<SumKey>& wanted, const std::vector<const SumKeys*>& values);
 
+  // The answers of operatorsMakeMemo's tests, shared by the threads of one
+  // search and keyed by the values' contents (a Summands' ids are its
+  // own): a test one thread worked out, about a millisecond at NTrans's
+  // sizes, the others take from here. The answers are functions of the
+  // key, so which thread asks first changes nothing.
+  class SharedAnswers {
+   public:
+    std::optional<bool> find(const std::vector<uint64_t>& key) const {
+      std::lock_guard lock(mu_);
+      auto it = answers_.find(key);
+      if (it == answers_.end()) return std::nullopt;
+      return it->second;
+    }
+    void put(std::vector<uint64_t> key, bool made) {
+      std::lock_guard lock(mu_);
+      answers_.emplace(std::move(key), made);
+    }
+
+   private:
+    mutable std::mutex mu_;
+    std::unordered_map<std::vector<uint64_t>, bool, ContentHash> answers_;
+  };
+  void shareAnswers(std::shared_ptr<SharedAnswers> shared) { shared_ = std::move(shared); }
+
   // The fewest new values that can hold `wanted` keys none of the present
   // values holds, where a present value has at most `mostKeys` keys, by
   // counting: a sum holds at most the keys of its operands (and no key
@@ -123,14 +158,8 @@ class Summands {
   std::deque<SumKeys> sets_;  // a deque: the references handed out stay valid as it grows
   FlatMemo<int32_t> index_;
   std::map<std::vector<uint64_t>, int32_t> ids_;  // contents (keys sorted, then wild) to SumKeys::id
-  struct ContentHash {
-    size_t operator()(const std::vector<uint64_t>& v) const {
-      uint64_t h = v.size();
-      for (uint64_t x : v) h = mix(h ^ x);
-      return static_cast<size_t>(h);
-    }
-  };
   std::unordered_map<std::vector<uint64_t>, bool, ContentHash> memo_;  // count, wanted, 0, the sorted ids of values
+  std::shared_ptr<SharedAnswers> shared_;
 };
 
 }  // namespace mirage::search

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <memory>
 #include <random>
 #include <set>
 #include <vector>
@@ -318,4 +319,34 @@ TEST_CASE("the three-operator test answers as two operators after each first val
   }
   CHECK(yes > 30);
   CHECK(no > 30);
+}
+
+TEST_CASE("threads share the operator tests' answers by the values' contents, not their ids", "[search][summands]") {
+  // Two Summands (two threads) intern the same key sets in different
+  // orders, so their ids differ; one answers from what the other worked
+  // out, and every answer is the one a Summands of its own gives.
+  ExprTable ex;
+  const ExprId h = ex.input(0), x = ex.input(1), a = ex.input(2);
+  const std::vector<int> inputs{0, 1, 2};
+  const std::vector<ExprId> exprs{h, x, a, ex.mul(a, h), ex.add(x, ex.mul(a, h)), ex.mul(x, x)};
+  auto shared = std::make_shared<Summands::SharedAnswers>();
+  Summands first, second, alone;
+  first.shareAnswers(shared);
+  second.shareAnswers(shared);
+  std::vector<const SumKeys*> inFirst, inSecond, inAlone;
+  for (ExprId e : exprs) inFirst.push_back(&first.degreeOneKeys(ex, e, 0, inputs));
+  for (auto e = exprs.rbegin(); e != exprs.rend(); ++e) inSecond.insert(inSecond.begin(), &second.degreeOneKeys(ex, *e, 0, inputs));
+  for (ExprId e : exprs) inAlone.push_back(&alone.degreeOneKeys(ex, e, 0, inputs));
+  CHECK(inFirst[0]->id != inSecond[0]->id);
+  const std::vector<std::vector<SumKey>> asks{{key(2, 0, 0)}, {key(1, 1, 0), key(0, 2, 1)}, {key(0, 0, 3), key(3, 0, 0)}};
+  for (int count : {2, 3})
+    for (const std::vector<SumKey>& wanted : asks)
+      for (size_t n = 1; n <= exprs.size(); ++n) {
+        auto prefix = [&](const std::vector<const SumKeys*>& v) {
+          return std::vector<const SumKeys*>(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n));
+        };
+        const bool own = alone.operatorsMakeMemo(count, wanted, prefix(inAlone));
+        CHECK(first.operatorsMakeMemo(count, wanted, prefix(inFirst)) == own);
+        CHECK(second.operatorsMakeMemo(count, wanted, prefix(inSecond)) == own);
+      }
 }
