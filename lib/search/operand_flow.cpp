@@ -12,7 +12,7 @@ namespace {
 enum class Dep {
   None,         // not at all
   Elementwise,  // F(X[i], statistics), X's shape, ∂F/∂X[i] not identically zero
-  Stats,        // through reductions over one label only (values per row)
+  Stats,        // only through sums or means of functions of X (statistics)
   Unknown,      // any other way: no flow is claimed
 };
 
@@ -221,8 +221,8 @@ std::vector<OperandFlow> findOperandFlows(const ir::Graph& program) {
       const int partner = inputIndex(program, b);
       if (partner < 0) continue;
       const uint64_t sources = inputsOf(program, a);
-      // A must not read B (then B's variation would move A too), and it
-      // must depend on exactly one input the way the analysis follows.
+      // A must not read B (then B's variation would move A too); each
+      // input A reads is tried as the source X, the others held fixed.
       if (sources & (uint64_t{1} << partner)) continue;
       for (uint64_t s = sources; s != 0; s &= s - 1) {
         const int source = std::countr_zero(s);

@@ -6,7 +6,7 @@
 // plan whose kernels so far have not read B, the kernels after them compute
 // Y from B and from what they read of the tensors in memory, and what they
 // read must determine A. Where A is a function of one input X that varies
-// with each element of X once a few statistics of X's rows are fixed
+// with each element of X once a few statistics of X are fixed
 // (A[i] = F(X[i], s) with ∂F/∂X[i] not identically zero, the statistics
 // s being sums or means of functions of X), A has as many degrees of
 // freedom as X has elements, less the statistics' values, and no fewer
