@@ -12,6 +12,7 @@
 #include "mirage/search/guard.h"
 #include "mirage/search/mix.h"
 #include "move_memo.h"
+#include "saturated_states.h"
 #include "seen_states.h"
 #include "space.h"
 #include "small_vec.h"
@@ -307,7 +308,19 @@ class BodySearch {
         for (ExprId target : ctx_.targets) needed = needed || ctx_.exprs.isSubexpr(plan_.tensors[t].expr, target);
         if (needed && !makeTile(static_cast<int>(t), op, v)) return;
       }
+    if (ctx_.saturated && !ctx_.bruteForce) {
+      planKey_ = planKeyOf();
+      if (ctx_.saturated->covers(stateKey(), depth_)) {
+        ++ctx_.stats.duplicates;
+        return;
+      }
+    }
     dfs(depth_);
+    // The root's subtree, explored whole: kept for the next search of
+    // this plan (a later pass's, or the same kernels closed again).
+    if (ctx_.saturated)
+      for (const auto& [key, ops] : saturatedChildren_) ctx_.saturated->record(key, ops);
+    saturatedChildren_.clear();
   }
 
  private:
@@ -1295,12 +1308,67 @@ class BodySearch {
       dfs(opsLeft);
       return;
     }
-    if (!seen_.visit(stateHash_, opsLeft, discLeft_)) {
+    if (!seen_.visit(stateHash_, opsLeft, discLeft_) || saturatedBefore(opsLeft)) {
       ++ctx_.stats.duplicates;
       return;
     }
     dfs(opsLeft);
   }
+
+  // Saturated states (saturated_states.h; docs/search.md, "Saturated
+  // states"): whether an earlier walk explored this state's whole subtree
+  // with at least these operators left.
+  bool saturatedBefore(int opsLeft) const {
+    return ctx_.saturated && !ctx_.bruteForce && ctx_.saturated->covers(stateKey(), opsLeft);
+  }
+  // The whole plan state: the plan this search extends, and the body.
+  uint64_t stateKey() const { return mix(planKey_ ^ mix(stateHash_)); }
+  // The plan this search extends: its closed kernels, this kernel's
+  // configuration, the kernels left (prepare).
+  uint64_t planKeyOf() const {
+    struct Hash {
+      uint64_t h = 0;
+      void put(int64_t x) { h = mix(h ^ static_cast<uint64_t>(x)); }
+    } hash;
+    hash.put(ctx_.planKernels);
+    hash.put(kernelsLeft_);
+    hash.put(final_ ? 1 : 0);
+    for (const KernelTemplate& k : plan_.kernels) putKernel(hash, k);
+    putKernelHeader(hash, cfg_.grid, cfg_.loop);
+    for (int64_t p : cfg_.parts) hash.put(p);
+    hash.put(cfg_.forloop);
+    return hash.h;
+  }
+  // As dfs leaves a state: where nothing in its subtree was deferred to a
+  // later pass, pruned by the bet alone or cut short by a stop, the
+  // subtree was explored whole, and the state is kept for its parent to
+  // decide; where something was, the saturated children kept for it are
+  // recorded (only the largest saturated subtrees are).
+  struct SaturationScope {
+    BodySearch& s;
+    int opsLeft;
+    int64_t deferred, bets, halts;
+    size_t mark;
+    SaturationScope(BodySearch& search, int ops)
+        : s(search), opsLeft(ops), deferred(search.ctx_.deferredEver), bets(search.ctx_.aspirationPrunesEver),
+          halts(search.ctx_.haltsEver), mark(search.saturatedChildren_.size()) {}
+    ~SaturationScope() {
+      if (!s.ctx_.saturated) return;
+      std::vector<std::pair<uint64_t, int>>& kept = s.saturatedChildren_;
+      const Context& c = s.ctx_;
+      if (c.deferredEver == deferred && c.aspirationPrunesEver == bets && c.haltsEver == halts) {
+        kept.resize(mark);
+        kept.emplace_back(s.stateKey(), opsLeft);
+        return;
+      }
+      for (size_t i = mark; i < kept.size(); ++i) s.ctx_.saturated->record(kept[i].first, kept[i].second);
+      kept.resize(mark);
+    }
+    SaturationScope(const SaturationScope&) = delete;
+    SaturationScope& operator=(const SaturationScope&) = delete;
+  };
+  std::vector<std::pair<uint64_t, int>> saturatedChildren_;  // (state key, operators left)
+  uint64_t planKey_ = 0;
 
   bool loopIsPartial() const { return cfg_.loop != kUnit && partialOf(cfg_.loop) != 0; }
   // The grid axis whose blocks a kernel's partial results are side by side
@@ -2627,6 +2695,7 @@ class BodySearch {
     if (prunedByBound([&] { return overBound(); })) return;
     ResumeScope walks(*this);
     ++ctx_.stats.states;
+    const SaturationScope saturation(*this, depthLeft);
     if (final_) {
       if (tryComplete()) return;
     } else {

@@ -28,6 +28,7 @@
 #include "mirage/search/layout_rewrite.h"
 #include "mirage/verify/verifier.h"
 #include "segments.h"
+#include "saturated_states.h"
 #include "space.h"
 #include "tie_key.h"
 
@@ -492,6 +493,7 @@ class Engine {
     ctx.chargeOperandFlow = opt_.chargeOperandFlow;
     ctx.resumeAncestorWalks = opt_.resumeAncestorWalks;
     ctx.skipBarren = opt_.skipBarren;
+    if (opt_.skipSaturatedStates) ctx.saturated = saturatedStates_.get();
     ctx.checkAncestorBounds = opt_.checkAncestorBounds;
     ctx.pruneByBound = opt_.pruneByBound;
     ctx.kernelFloor = kernelFloor_;
@@ -519,7 +521,7 @@ class Engine {
       flushedStates += ctx.stats.states;
       flush(ctx.stats);
     };
-    ctx.stopped = [&] {
+    auto shouldStop = [&] {
       // The run's budget, in states: deterministic, so that where a run is
       // cut does not depend on the machine or the number of threads.
       if (cut) return true;
@@ -552,6 +554,11 @@ class Engine {
         lastVerify = Clock::now();
       }
       return stopNow();
+    };
+    ctx.stopped = [&] {
+      if (!shouldStop()) return false;
+      ++ctx.haltsEver;
+      return true;
     };
     ctx.emit = [&](const Plan& plan) {
       if (traceItems_)
@@ -1013,6 +1020,8 @@ class Engine {
   // Floor points, one memo for all threads (Context::FloorMemo).
   std::shared_ptr<Context::FloorMemo> floorMemo_ = std::make_shared<Context::FloorMemo>();
   std::shared_ptr<Summands::SharedAnswers> sharedAnswers_ = std::make_shared<Summands::SharedAnswers>();
+  // States explored whole, one table for all threads (saturated_states.h).
+  std::unique_ptr<SaturatedStates> saturatedStates_ = std::make_unique<SaturatedStates>();
   std::condition_variable cv_;
   int running_ = 0;
   int doneWorkers_ = 0;

@@ -28,6 +28,8 @@
 
 namespace mirage::search {
 
+class SaturatedStates;  // saturated_states.h
+
 // A dim label says which loop index of the program a tensor dim runs over.
 // 0 is a unit dim (extent 1 or reduced away). Classes 1..N come from the
 // program (labels.cpp); a *partial* label stands for the blocks of a grid
@@ -358,6 +360,12 @@ struct Context {
   // is flushed): a work item that refused none explored the same space as
   // every later pass of its configuration would (search.cpp, saturated_).
   int64_t deferredEver = 0;
+  // Times stopped() answered yes, never reset: a subtree explored while
+  // it did not change was not cut short.
+  int64_t haltsEver = 0;
+  // States explored whole, shared by the search's threads; null: none kept
+  // (Options::skipSaturatedStates).
+  SaturatedStates* saturated = nullptr;
   // States pruned for losing a tie (BodySearch::beatenHere), ever: a
   // search of the kernels after a closed one that pruned any is not
   // recorded as barren (BodySearch::searchRest).
