@@ -278,6 +278,12 @@ class BodySearch {
       : ctx_(ctx), plan_(plan), cfg_(cfg), final_(final), kernelsLeft_(kernelsLeft),
         depth_(ctx.limits->maxBlockOps), discLeft_(discrepancies) {
     tiled_.assign(plan.tensors.size(), -1);
+    for (size_t a = 0; a < cfg.grid.size(); ++a) {
+      const Label l = cfg.grid[a].label;
+      if (partialOf(l)) continue;
+      if (static_cast<size_t>(l) >= gridAxesByLabel_.size()) gridAxesByLabel_.resize(static_cast<size_t>(l) + 1, 0);
+      gridAxesByLabel_[static_cast<size_t>(l)] |= uint32_t{1} << a;
+    }
     initCarriers();
     initGuardedSplit();
     initExpsStillToMake();
@@ -1003,14 +1009,21 @@ class BodySearch {
       if (l == kUnit) continue;
       double e = static_cast<double>(ctx_.labels->extent[static_cast<size_t>(innerOf(l))]);
       if (!partialOf(l)) {
-        for (size_t a = 0; a < cfg_.grid.size(); ++a)
-          if (cfg_.grid[a].label == l) e /= static_cast<double>(p.parts[a]);
+        for (uint32_t axes = gridAxesOf(l); axes != 0; axes &= axes - 1)
+          e /= static_cast<double>(p.parts[static_cast<size_t>(std::countr_zero(axes))]);
         if (l == cfg_.loop) e /= static_cast<double>(p.forloop);
       }
       n *= std::max(1.0, e);
     }
     return n;
   }
+  // The grid axes with label l, one bit each: blockElements runs for every
+  // value at every extent choice of nearly every state, and its walk of
+  // the grid per label was the hottest loop of QKNorm+GQA's search.
+  uint32_t gridAxesOf(Label l) const {
+    return static_cast<size_t>(l) < gridAxesByLabel_.size() ? gridAxesByLabel_[static_cast<size_t>(l)] : 0;
+  }
+  std::vector<uint32_t> gridAxesByLabel_;  // per class label (the constructor)
 
   // What the tiles no operator reads yet will cost their readers: every
   // emitted body has no dead value (tryComplete, tryClose), so each such
