@@ -1334,8 +1334,23 @@ class BodySearch {
   bool saturatedBefore(int opsLeft) const {
     return ctx_.saturated && !ctx_.bruteForce && ctx_.saturated->covers(stateKey(), opsLeft);
   }
-  // The whole plan state: the plan this search extends, and the body.
-  uint64_t stateKey() const { return mix(planKey_ ^ mix(stateHash_)); }
+  // The whole plan state: the plan this search extends, and the body's
+  // operators in order. Not the seen-set's hash of the body's values: a
+  // state reached by another order of the same operators has other
+  // completions' tie keys (tie_key.h), so a pass that reaches it so first
+  // must explore it (it did before this table, which would make the
+  // plan returned among equal ones depend on the threads' timing).
+  uint64_t stateKey() const { return mix(planKey_ ^ (pathHashes_.empty() ? 0 : pathHashes_.back())); }
+  // The hash of the body's operators in order, once `op` is pushed.
+  uint64_t pathHashAfter(const BodyOp& op) const {
+    struct Hash {
+      uint64_t h;
+      void put(int64_t x) { h = mix(h ^ static_cast<uint64_t>(x)); }
+    } hash{pathHashes_.empty() ? 0 : pathHashes_.back()};
+    putOp(hash, op, op.kind == ir::OpKind::Tile ? op.arg : -1);
+    return hash.h;
+  }
+  std::vector<uint64_t> pathHashes_;  // per operator of the body (push)
   // The plan this search extends: its closed kernels, this kernel's
   // configuration, the kernels left (prepare).
   uint64_t planKeyOf() const {
@@ -1354,22 +1369,27 @@ class BodySearch {
   }
   // As dfs leaves a state: where nothing in its subtree was deferred to a
   // later pass, pruned by the bet alone or cut short by a stop, the
-  // subtree was explored whole, and the state is kept for its parent to
-  // decide; where something was, the saturated children kept for it are
-  // recorded (only the largest saturated subtrees are).
+  // subtree was explored whole; where it also emitted no template, a later
+  // walk would emit none either (the same templates, under a best at least
+  // as good, and each seen), so that skipping it changes no run's
+  // numbering of its templates, which decides among equal candidates
+  // (search.cpp, consider). Such a state is kept for its parent to decide;
+  // where something was, the saturated children kept for it are recorded
+  // (only the largest saturated subtrees are).
   struct SaturationScope {
     BodySearch& s;
     int opsLeft;
-    int64_t deferred, bets, halts;
+    int64_t deferred, bets, halts, templates;
     size_t mark;
     SaturationScope(BodySearch& search, int ops)
         : s(search), opsLeft(ops), deferred(search.ctx_.deferredEver), bets(search.ctx_.aspirationPrunesEver),
-          halts(search.ctx_.haltsEver), mark(search.saturatedChildren_.size()) {}
+          halts(search.ctx_.haltsEver), templates(search.ctx_.templatesEver), mark(search.saturatedChildren_.size()) {}
     ~SaturationScope() {
       if (!s.ctx_.saturated) return;
       std::vector<std::pair<uint64_t, int>>& kept = s.saturatedChildren_;
       const Context& c = s.ctx_;
-      if (c.deferredEver == deferred && c.aspirationPrunesEver == bets && c.haltsEver == halts) {
+      if (c.deferredEver == deferred && c.aspirationPrunesEver == bets && c.haltsEver == halts &&
+          c.templatesEver == templates) {
         kept.resize(mark);
         kept.emplace_back(s.stateKey(), opsLeft);
         return;
@@ -2002,6 +2022,7 @@ class BodySearch {
       if (op.arg < 64) tileMask_ |= uint64_t{1} << op.arg;
     }
     stateHash_ += mix(v.sig);
+    pathHashes_.push_back(pathHashAfter(op));
     if (final_) {
       auto [atoms, classes] = present_.empty() ? std::make_pair(tensorAtoms_, tensorClasses_) : present_.back();
       present_.push_back({atoms | ctx_.neededAtomsOf(v.expr), classes | ctx_.classesOf(v.expr)});
@@ -2021,6 +2042,7 @@ class BodySearch {
       if (op.arg < 64) tileMask_ &= ~(uint64_t{1} << op.arg);
     }
     stateHash_ -= mix(vals_.back().sig);
+    pathHashes_.pop_back();
     if (final_) present_.pop_back();
     if (chargesSums_) summands_.pop_back();
     ops_.pop_back();
