@@ -346,6 +346,7 @@ class BodySearch {
     outcomeSlots_.assign(kFirstOutcomeSlots, OutcomeSlot{});
     initBound();
     initExpCases();
+    initExpArgCarriers();
     if (final_) {
       present_.reserve(most);
       for (const Tensor& t : plan_.tensors) {
@@ -567,6 +568,10 @@ class BodySearch {
   bool expCases_ = false;
   ExpCase expCase_ = ExpCase::Here;
   uint64_t flowTensors_ = 0;   // the flow inputs no closed kernel read (plan tensors)
+  // The case *last* is bounded too for the state being bounded (overBound):
+  // then the case *here* has the last kernel make no exp.
+  bool lastAlsoBounded_ = false;
+  double expsReadBytes_ = 0;   // the exps' argument's elements, each in the least element (initExpCases)
   double lastWithExpsUs_ = 0;  // the last kernel's floor where it makes the exps
   // ... where it does not, per set of flow tensors left to it.
   std::vector<std::pair<uint64_t, double>> lastWithoutExpsUs_;
@@ -601,6 +606,14 @@ class BodySearch {
     for (size_t t = 0; t < inputBytes_.size(); ++t)
       if (left & (uint64_t{1} << t)) bytes += inputBytes_[t];
     double flow = 0;
+    // The exps a last kernel that makes none reads (docs/search.md, "The
+    // exps' argument read"): where this kernel makes the exps, the last
+    // kernel makes none (completions where it does are the case *last*'s,
+    // bounded beside this one) and a flow input is left to it, each term
+    // e_k · V_k of the output's sum needs e_k, which no closed result holds
+    // (initExpCases): this kernel saves every one, an element each.
+    if (expCases_ && expCase_ == ExpCase::Here && lastAlsoBounded_ && (flowTensors_ & left))
+      flow = std::max(flow, expsReadBytes_ - savedBytes);
     for (const FlowCharge& f : flowCharges_) {
       if (!(left & f.partner)) continue;
       double carried = savedBytes;
@@ -788,6 +801,7 @@ class BodySearch {
     // the last kernel"): every completion is beaten whichever it is.
     const bool here = !makesNoExp(), last = !savesGuardedPartials_ && !bodyHasExp();
     const ExpCaseScope scope(*this);
+    lastAlsoBounded_ = last;
     if (here && !(setExpCase(ExpCase::Here), overBoundInCase())) return false;
     if (last && !(setExpCase(ExpCase::Last), overBoundInCase())) return false;
     return here || last;
@@ -832,7 +846,67 @@ class BodySearch {
         if (!beatenWithGridTiles(tiled | (c & (~c + 1)), futureBytes)) return false;
       return true;
     }
+    // Where this kernel makes the exps, a tile that gives each input part
+    // of their argument (initExpArgCarriers); none: no completion makes them.
+    if (!expArgCarriers_.empty() && expsStillToMakeHere())
+      for (uint64_t carriers : expArgCarriers_) {
+        if (mask & carriers) continue;
+        for (uint64_t c = carriers & ~mask; c != 0; c &= c - 1)
+          if (!beatenWithGridTiles(tiled | (c & (~c + 1)), futureBytes)) return false;
+        return true;
+      }
     return beatenAt(pointsFor(mask), futureBytes, [&] { return wholePointsFor(mask); });
+  }
+
+  // The exps' argument's sources (docs/search.md, "The exps' argument
+  // read"). Under the guard a body makes an exp only of a value s equal to
+  // the argument of the program's exp up to scale, with its labels
+  // (tryGuardedExp), and a body's values are made from its tiles. Take an
+  // input X the argument depends on and contracts over a label d (a label
+  // of X the argument lacks: the head dim of K in Q·Kᵀ). s pairs X's
+  // entries along d with another operand's; a body pairs values along d
+  // only by an operator over d (a matmul, a sum), which reads values with
+  // d. So some tile must hold X's dependence with d, or hold the pairing
+  // made already, with every label of the argument: a tensor that depends
+  // on X and has every contracted label, or every label of the argument
+  // (a partial label counts as its label: with blocks of one element it is
+  // the same dim). Of a program with one exp, per such input, the tensors
+  // that qualify; an empty set where none does. Not in a probe: a result
+  // of the kernel before may qualify.
+  std::vector<uint64_t> expArgCarriers_;
+  void initExpArgCarriers() {
+    if (!ctx_.readExpArguments || probe_ || !makesExps_ || ctx_.expArgSources.size() != 1 || plan_.tensors.size() >= 64)
+      return;
+    const std::vector<Label>& argLabels = ctx_.expArgLabels[0];
+    auto hasAll = [](const Labels& have, const std::vector<Label>& want) {
+      for (Label l : want) {
+        if (l == kUnit) continue;
+        bool found = false;
+        for (Label h : have) found = found || (partialOf(h) ? innerOf(h) : h) == l;
+        if (!found) return false;
+      }
+      return true;
+    };
+    for (const Context::ExpArgSource& source : ctx_.expArgSources[0]) {
+      const ExprId input = ctx_.exprs.input(source.input);
+      uint64_t carriers = 0;
+      for (size_t t = 0; t < plan_.tensors.size(); ++t) {
+        const Tensor& ten = plan_.tensors[t];
+        const bool gives = ten.kernel < 0 ? ten.index == source.input
+                                          : ctx_.exprs.isSubexpr(input, ten.expr) &&
+                                                (hasAll(ten.labels, source.contracted) || hasAll(ten.labels, argLabels));
+        if (gives) carriers |= uint64_t{1} << t;
+      }
+      expArgCarriers_.push_back(carriers);
+    }
+  }
+  // This kernel makes the exps at the state being bounded: expsStillToMake
+  // charges them.
+  bool expsStillToMakeHere() const {
+    if (!makesExps_ || (expCases_ && expCase_ == ExpCase::Last)) return false;
+    for (const BodyOp& op : ops_)
+      if (op.kind == ir::OpKind::Exp) return false;
+    return true;
   }
 
   // Every completion of this state with lower bound `floor` is dominated
@@ -1535,6 +1609,12 @@ class BodySearch {
     expCases_ = true;
     makesExps_ = here;
     lastWithExpsUs_ = lastKernelFloor(flowTensors_, true);
+    if (ctx_.readExpArguments && ctx_.expArgLabels.size() == 1) {
+      double elements = 1;
+      for (Label l : ctx_.expArgLabels[0])
+        if (l != kUnit) elements *= static_cast<double>(ctx_.labels->extent[static_cast<size_t>(l)]);
+      expsReadBytes_ = elements * std::min(elementBytes(false), elementBytes(true));
+    }
     if (!here) setExpCase(ExpCase::Last);  // the one case
   }
 
@@ -1576,11 +1656,14 @@ class BodySearch {
     BodySearch& s;
     ExpCase expCase;
     double lastKernelUs;
+    bool lastAlsoBounded;
     explicit ExpCaseScope(BodySearch& search)
-        : s(search), expCase(search.expCase_), lastKernelUs(search.lastKernelUs_) {}
+        : s(search), expCase(search.expCase_), lastKernelUs(search.lastKernelUs_),
+          lastAlsoBounded(search.lastAlsoBounded_) {}
     ~ExpCaseScope() {
       s.expCase_ = expCase;
       s.lastKernelUs_ = lastKernelUs;
+      s.lastAlsoBounded_ = lastAlsoBounded;
     }
     ExpCaseScope(const ExpCaseScope&) = delete;
     ExpCaseScope& operator=(const ExpCaseScope&) = delete;
@@ -1632,9 +1715,7 @@ class BodySearch {
   // labels, the exp's result is read in the loop by an operator that is no
   // accumulator (which reads free only a value without the loop's label).
   double expsStillToMake(const FloorPoint& p) const {
-    if (!makesExps_ || (expCases_ && expCase_ == ExpCase::Last)) return 0;
-    for (const BodyOp& op : ops_)
-      if (op.kind == ir::OpKind::Exp) return 0;
+    if (!expsStillToMakeHere()) return 0;
     double least = std::numeric_limits<double>::infinity();
     for (const std::vector<Label>& labels : ctx_.expArgLabels) {
       BVal arg;
@@ -3929,8 +4010,22 @@ void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& la
       if (l != kUnit) ctx.maxLabels.insert(l);
     }
   ctx.expArgLabels.clear();
+  ctx.expArgSources.clear();
   for (const ir::Op& op : program.ops)
-    if (op.kind == ir::OpKind::Exp) ctx.expArgLabels.push_back(labels.ofValue[static_cast<size_t>(op.inputs[0])]);
+    if (op.kind == ir::OpKind::Exp) {
+      const Labels& argLabels = labels.ofValue[static_cast<size_t>(op.inputs[0])];
+      ctx.expArgLabels.push_back(argLabels);
+      std::vector<Context::ExpArgSource> sources;
+      for (size_t i = 0; i < program.inputs.size(); ++i) {
+        if (!ctx.exprs.isSubexpr(ctx.exprs.input(static_cast<int>(i)), e[static_cast<size_t>(op.inputs[0])])) continue;
+        Context::ExpArgSource source{static_cast<int>(i), {}};
+        for (Label l : labels.ofValue[static_cast<size_t>(program.inputs[i])])
+          if (l != kUnit && std::find(argLabels.begin(), argLabels.end(), l) == argLabels.end())
+            source.contracted.push_back(l);
+        if (!source.contracted.empty()) sources.push_back(std::move(source));
+      }
+      ctx.expArgSources.push_back(std::move(sources));
+    }
   // The program's own terms: values equal to one of them (up to a constant)
   // extend a body without a discrepancy.
   for (ExprId x : e)

@@ -491,6 +491,7 @@ class Engine {
     ctx.splitExpCases = opt_.splitExpCases;
     ctx.chargeUnreadValues = opt_.chargeUnreadValues;
     ctx.chargeOperandFlow = opt_.chargeOperandFlow;
+    ctx.readExpArguments = opt_.readExpArguments;
     ctx.resumeAncestorWalks = opt_.resumeAncestorWalks;
     ctx.skipBarren = opt_.skipBarren;
     if (opt_.skipSaturatedStates) ctx.saturated = saturatedStates_.get();

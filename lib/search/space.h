@@ -326,6 +326,15 @@ struct Context {
   // scale, so of an argument equal to one of these up to scale
   // (BodySearch::expsStillToMake).
   std::vector<std::vector<Label>> expArgLabels;
+  // Per exp of the program, the inputs its argument depends on that it
+  // contracts over some label (a label of the input the argument lacks),
+  // with those labels: a body that makes the exp reads a tensor that gives
+  // each such input's part (BodySearch::initExpArgCarriers).
+  struct ExpArgSource {
+    int input = 0;
+    std::vector<Label> contracted;
+  };
+  std::vector<std::vector<ExpArgSource>> expArgSources;
   // Every exp atom of the program's values with the magnitude of each
   // exponent it has there (exp(30·t) is exp(t)^30). A body makes an exp
   // only at one of these scales (expAtProgramScale): exp(t) alone reaches
@@ -606,6 +615,7 @@ struct Context {
   // of freedom (BodySearch::futureBytesFor). Options::chargeOperandFlow.
   std::vector<OperandFlow> operandFlows;
   bool chargeOperandFlow = true;
+  bool readExpArguments = true;  // Options::readExpArguments
   // BodySearch::lastKernelFloor per plan (its tensors, partial labels and
   // flow tiles), bounded.
   std::unordered_map<std::string, double> lastKernelFloors;

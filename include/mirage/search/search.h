@@ -172,6 +172,10 @@ struct Options {
   // kernels reading its partner input must read (docs/search.md, "The
   // operand a contraction's partner needs"); off, as before.
   bool chargeOperandFlow = true;
+  // The bound's tiles of what the exps' argument is made of, where a
+  // kernel makes the exps (docs/search.md, "The exps' argument read"); off,
+  // as before.
+  bool readExpArguments = true;
   // Tests: a state's bound starts at the first extent choice its nearest
   // checked ancestor found not beaten (docs/search.md, "Bounds"); off, at
   // the first. Either way the same states are pruned.
