@@ -572,6 +572,10 @@ class BodySearch {
   // then the case *here* has the last kernel make no exp.
   bool lastAlsoBounded_ = false;
   double expsReadBytes_ = 0;   // the exps' argument's elements, each in the least element (initExpCases)
+  // This kernel saves every exp for the last kernel (setFutureFloorFor):
+  // its floor has that save, expsSave_ (the argument's labels, the least element).
+  bool savesExps_ = false;
+  FloorSave expsSave_;
   double lastWithExpsUs_ = 0;  // the last kernel's floor where it makes the exps
   // ... where it does not, per set of flow tensors left to it.
   std::vector<std::pair<uint64_t, double>> lastWithoutExpsUs_;
@@ -1012,15 +1016,22 @@ class BodySearch {
 
   const FloorPointList& floorPoints() { return pointsFor(tileMask_ | requiredMask_); }
 
-  const FloorPointList& pointsFor(uint64_t mask) { return *pointsIn(floorByTiles_, mask, false); }
-  FloorPoints wholePointsFor(uint64_t mask) { return pointsIn(wholeByTiles_, mask, true); }
+  // The points of the tiles in `mask`, with the exps' save where this
+  // kernel makes them for a last kernel that reads them (savesExps_).
+  const FloorPointList& pointsFor(uint64_t mask) { return *pointsIn(floorByTiles_, withExpsSave(mask), false); }
+  FloorPoints wholePointsFor(uint64_t mask) { return pointsIn(wholeByTiles_, withExpsSave(mask), true); }
+  static constexpr uint64_t kExpsSaveBit = uint64_t{1} << 63;  // no tensor's bit (plans of fewer than 63 tensors)
+  uint64_t withExpsSave(uint64_t mask) const { return savesExps_ ? mask | kExpsSaveBit : mask; }
 
   const FloorPoints& pointsIn(std::unordered_map<uint64_t, FloorPoints>& byTiles, uint64_t mask, bool complete) {
     auto it = byTiles.find(mask);
     if (it == byTiles.end())
       it = byTiles
-               .emplace(mask, kernelFloorPoints(ctx_, plan_, cfg_.grid, cfg_.loop, maskTensors(mask),
-                                                final_ ? outputSaves_ : std::vector<FloorSave>{}, 0, complete))
+               .emplace(mask, kernelFloorPoints(ctx_, plan_, cfg_.grid, cfg_.loop, maskTensors(mask & ~kExpsSaveBit),
+                                                final_                    ? outputSaves_
+                                                : mask & kExpsSaveBit     ? std::vector<FloorSave>{expsSave_}
+                                                                          : std::vector<FloorSave>{},
+                                                0, complete))
                .first;
     return it->second;
   }
@@ -1613,7 +1624,9 @@ class BodySearch {
       double elements = 1;
       for (Label l : ctx_.expArgLabels[0])
         if (l != kUnit) elements *= static_cast<double>(ctx_.labels->extent[static_cast<size_t>(l)]);
-      expsReadBytes_ = elements * std::min(elementBytes(false), elementBytes(true));
+      expsReadBytes_ = plan_.tensors.size() < 63 ? elements * std::min(elementBytes(false), elementBytes(true)) : 0;
+      expsSave_.labels.assign(ctx_.expArgLabels[0].begin(), ctx_.expArgLabels[0].end());
+      expsSave_.bytes = std::min(elementBytes(false), elementBytes(true));
     }
     if (!here) setExpCase(ExpCase::Last);  // the one case
   }
@@ -1632,10 +1645,13 @@ class BodySearch {
   // ... where this kernel's completions tile `tiled`: in the case here,
   // the last kernel's floor with the flow tiles left to it.
   void setFutureFloorFor(uint64_t tiled) {
+    savesExps_ = false;
     if (!expCases_ || expCase_ == ExpCase::Last) return;
     const uint64_t left = flowTensors_ & ~tiled;
     lastKernelUs_ = 0;
     if (left == 0) return;
+    // The last kernel reads every exp from this kernel's results (futureBytesFor).
+    savesExps_ = lastAlsoBounded_ && expsReadBytes_ > 0;
     for (const auto& [mask, us] : lastWithoutExpsUs_)
       if (mask == left) {
         lastKernelUs_ = us;
@@ -1656,14 +1672,15 @@ class BodySearch {
     BodySearch& s;
     ExpCase expCase;
     double lastKernelUs;
-    bool lastAlsoBounded;
+    bool lastAlsoBounded, savesExps;
     explicit ExpCaseScope(BodySearch& search)
         : s(search), expCase(search.expCase_), lastKernelUs(search.lastKernelUs_),
-          lastAlsoBounded(search.lastAlsoBounded_) {}
+          lastAlsoBounded(search.lastAlsoBounded_), savesExps(search.savesExps_) {}
     ~ExpCaseScope() {
       s.expCase_ = expCase;
       s.lastKernelUs_ = lastKernelUs;
       s.lastAlsoBounded_ = lastAlsoBounded;
+      s.savesExps_ = savesExps;
     }
     ExpCaseScope(const ExpCaseScope&) = delete;
     ExpCaseScope& operator=(const ExpCaseScope&) = delete;
