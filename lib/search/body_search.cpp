@@ -572,9 +572,10 @@ class BodySearch {
   // then the case *here* has the last kernel make no exp.
   bool lastAlsoBounded_ = false;
   double expsReadBytes_ = 0;   // the exps' argument's elements, each in the least element (initExpCases)
-  // This kernel saves every exp for the last kernel (setFutureFloorFor):
-  // its floor has that save, expsSave_ (the argument's labels, the least element).
-  bool savesExps_ = false;
+  // The last kernel makes no exp and reads every one from this kernel,
+  // which saves them (setFutureFloorFor): this kernel's floor has that
+  // save, expsSave_ (the argument's labels, the least element).
+  bool lastReadsExps_ = false;
   FloorSave expsSave_;
   double lastWithExpsUs_ = 0;  // the last kernel's floor where it makes the exps
   // ... where it does not, per set of flow tensors left to it.
@@ -616,8 +617,7 @@ class BodySearch {
     // bounded beside this one) and a flow input is left to it, each term
     // e_k · V_k of the output's sum needs e_k, which no closed result holds
     // (initExpCases): this kernel saves every one, an element each.
-    if (expCases_ && expCase_ == ExpCase::Here && lastAlsoBounded_ && (flowTensors_ & left))
-      flow = std::max(flow, expsReadBytes_ - savedBytes);
+    if (lastReadsExps_ && (flowTensors_ & left)) flow = std::max(flow, expsReadBytes_ - savedBytes);
     for (const FlowCharge& f : flowCharges_) {
       if (!(left & f.partner)) continue;
       double carried = savedBytes;
@@ -824,6 +824,14 @@ class BodySearch {
       const uint64_t tiled = tileMask_ | s;
       setFutureFloorFor(tiled);
       if (!beatenWithGridTiles(tiled, final_ ? outputBytes_ : futureBytesFor(tiled))) return false;
+      // Where the case *last* is not bounded beside this one, a last
+      // kernel that also makes the exps is this case's other half: its
+      // floor with them, and no exps saved or read.
+      if (lastReadsExps_ && !lastAlsoBounded_) {
+        lastReadsExps_ = false;
+        lastKernelUs_ = std::max(lastKernelUs_, lastWithExpsUs_);
+        if (!beatenWithGridTiles(tiled, futureBytesFor(tiled))) return false;
+      }
       if (s == 0) break;
     }
     return true;
@@ -1017,11 +1025,11 @@ class BodySearch {
   const FloorPointList& floorPoints() { return pointsFor(tileMask_ | requiredMask_); }
 
   // The points of the tiles in `mask`, with the exps' save where this
-  // kernel makes them for a last kernel that reads them (savesExps_).
+  // kernel makes them for a last kernel that reads them (lastReadsExps_).
   const FloorPointList& pointsFor(uint64_t mask) { return *pointsIn(floorByTiles_, withExpsSave(mask), false); }
   FloorPoints wholePointsFor(uint64_t mask) { return pointsIn(wholeByTiles_, withExpsSave(mask), true); }
   static constexpr uint64_t kExpsSaveBit = uint64_t{1} << 63;  // no tensor's bit (plans of fewer than 63 tensors)
-  uint64_t withExpsSave(uint64_t mask) const { return savesExps_ ? mask | kExpsSaveBit : mask; }
+  uint64_t withExpsSave(uint64_t mask) const { return lastReadsExps_ ? mask | kExpsSaveBit : mask; }
 
   const FloorPoints& pointsIn(std::unordered_map<uint64_t, FloorPoints>& byTiles, uint64_t mask, bool complete) {
     auto it = byTiles.find(mask);
@@ -1645,13 +1653,15 @@ class BodySearch {
   // ... where this kernel's completions tile `tiled`: in the case here,
   // the last kernel's floor with the flow tiles left to it.
   void setFutureFloorFor(uint64_t tiled) {
-    savesExps_ = false;
+    lastReadsExps_ = false;
     if (!expCases_ || expCase_ == ExpCase::Last) return;
     const uint64_t left = flowTensors_ & ~tiled;
     lastKernelUs_ = 0;
     if (left == 0) return;
-    // The last kernel reads every exp from this kernel's results (futureBytesFor).
-    savesExps_ = lastAlsoBounded_ && expsReadBytes_ > 0;
+    // A last kernel that makes no exp reads every one from this kernel's
+    // results (futureBytesFor); where the case *last* is not bounded beside
+    // this one, overBoundInCase bounds a last kernel that makes them too.
+    lastReadsExps_ = expsReadBytes_ > 0;
     for (const auto& [mask, us] : lastWithoutExpsUs_)
       if (mask == left) {
         lastKernelUs_ = us;
@@ -1666,21 +1676,22 @@ class BodySearch {
     if (!expCases_) return;
     setExpCase(bodyHasExp() ? ExpCase::Here : ExpCase::Last);
     setFutureFloorFor(tileMask_);
+    lastReadsExps_ = false;  // the last kernel may make the exps too: one bound covers both
   }
   // Restores the case and the future's floor a walk of the bound set.
   struct ExpCaseScope {
     BodySearch& s;
     ExpCase expCase;
     double lastKernelUs;
-    bool lastAlsoBounded, savesExps;
+    bool lastAlsoBounded, lastReadsExps;
     explicit ExpCaseScope(BodySearch& search)
         : s(search), expCase(search.expCase_), lastKernelUs(search.lastKernelUs_),
-          lastAlsoBounded(search.lastAlsoBounded_), savesExps(search.savesExps_) {}
+          lastAlsoBounded(search.lastAlsoBounded_), lastReadsExps(search.lastReadsExps_) {}
     ~ExpCaseScope() {
       s.expCase_ = expCase;
       s.lastKernelUs_ = lastKernelUs;
       s.lastAlsoBounded_ = lastAlsoBounded;
-      s.savesExps_ = savesExps;
+      s.lastReadsExps_ = lastReadsExps;
     }
     ExpCaseScope(const ExpCaseScope&) = delete;
     ExpCaseScope& operator=(const ExpCaseScope&) = delete;

@@ -666,7 +666,7 @@ TEST_CASE("the exps' argument read, and the exps a last kernel that makes none r
   // reads V, it saves every exp and that last kernel reads them
   // (docs/search.md, "The exps' argument read"). QKNorm+GQA's three-kernel plans have such middle
   // kernels: the example, three kernels, one discrepancy, with the best
-  // known from the start, gives the same front in fewer states (66,892
+  // known from the start, gives the same front in fewer states (60,123
   // against 289,605).
   auto [example, best] = qknormWithBest();
   search::Options o = oneThreadWithin(3, 1);
