@@ -634,6 +634,18 @@ static std::pair<ir::Graph, ir::Graph> qknormWithBest() {
   return {*example, *best};
 }
 
+// QKNorm+GQA's three-kernel space within `discrepancies`, its best seeded
+// (so that what is pruned does not depend on when the verifier accepts a
+// candidate), with a bound's term and without it (`turnOff`).
+static void checkSeededQknormOnlyPrunes(int discrepancies, void (*turnOff)(search::Options&)) {
+  auto [example, best] = qknormWithBest();
+  search::Options on = oneThreadWithin(3, discrepancies);
+  search::Options off = on;
+  turnOff(off);
+  on.seeds = off.seeds = {best};
+  checkOnlyPrunes(example, on, off);
+}
+
 TEST_CASE("exps here or in the last kernel: the same front with and without the case split", "[search][bound]") {
   // A kernel before the last that may make the exps itself is bounded in
   // both cases, the exps charged to it or the last kernel's floor to the
@@ -644,12 +656,7 @@ TEST_CASE("exps here or in the last kernel: the same front with and without the 
   // in fewer states (29,513 against 182,231). And with pruning by no
   // bound, no template of the reduced program's three-kernel space costs
   // less than the bound of a state on the way to it (739,000 states).
-  auto [example, best] = qknormWithBest();
-  search::Options o = oneThreadWithin(3, 0);
-  search::Options off = o;
-  off.splitExpCases = false;
-  o.seeds = off.seeds = {best};
-  checkOnlyPrunes(example, o, off);
+  checkSeededQknormOnlyPrunes(0, [](search::Options& off) { off.splitExpCases = false; });
   const ir::Graph g = qknormSmall(4096);
   verify::Verifier small(g);
   search::Options all = modelOptions(120, true);
@@ -664,14 +671,9 @@ TEST_CASE("the exps' argument read, and the exps a last kernel that makes none r
   // or a result that holds its part with the head dim, or the scores'
   // labels; and where it makes them and a last kernel that makes none
   // reads V, it saves every exp and that last kernel reads them
-  // (docs/search.md, "The exps' argument read"). QKNorm+GQA's three-kernel plans have such middle
-  // kernels: the example, three kernels, one discrepancy, with the best
-  // known from the start, gives the same front in fewer states (60,123
-  // against 289,605).
-  auto [example, best] = qknormWithBest();
-  search::Options o = oneThreadWithin(3, 1);
-  search::Options off = o;
-  off.readExpArguments = false;
-  o.seeds = off.seeds = {best};
-  checkOnlyPrunes(example, o, off);
+  // (docs/search.md, "The exps' argument read"). QKNorm+GQA's three-kernel
+  // plans have such middle kernels: the example, three kernels, one
+  // discrepancy, with the best known from the start, gives the same front
+  // in fewer states (60,123 against 289,605).
+  checkSeededQknormOnlyPrunes(1, [](search::Options& off) { off.readExpArguments = false; });
 }
