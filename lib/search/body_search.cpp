@@ -314,7 +314,7 @@ class BodySearch {
         for (ExprId target : ctx_.targets) needed = needed || ctx_.exprs.isSubexpr(plan_.tensors[t].expr, target);
         if (needed && !makeTile(static_cast<int>(t), op, v)) return;
       }
-    if (ctx_.saturated && !ctx_.bruteForce) {
+    if (usesSaturated()) {
       planKey_ = planKeyOf();
       if (ctx_.saturated->covers(stateKey(), depth_)) {
         ++ctx_.stats.duplicates;
@@ -324,7 +324,7 @@ class BodySearch {
     dfs(depth_);
     // The root's subtree, explored whole: kept for the next search of
     // this plan (a later pass's, or the same kernels closed again).
-    if (ctx_.saturated)
+    if (usesSaturated())
       for (const auto& [key, ops] : saturatedChildren_) ctx_.saturated->record(key, ops);
     saturatedChildren_.clear();
   }
@@ -873,23 +873,22 @@ class BodySearch {
   // The exps' argument's sources (docs/search.md, "The exps' argument
   // read"). Under the guard a body makes an exp only of a value s equal to
   // the argument of the program's exp up to scale, with its labels
-  // (tryGuardedExp), and a body's values are made from its tiles. Take an
-  // input X the argument depends on and contracts over a label d (a label
-  // of X the argument lacks: the head dim of K in Q·Kᵀ). s pairs X's
-  // entries along d with another operand's; a body pairs values along d
-  // only by an operator over d (a matmul, a sum), which reads values with
-  // d. So some tile must hold X's dependence with d, or hold the pairing
-  // made already, with every label of the argument: a tensor that depends
-  // on X and has every contracted label, or every label of the argument
+  // (tryGuardedExp), and a body's values are made from its tiles. Take a
+  // matmul below the argument that contracts label d, and an input X one
+  // of its operands depends on with d (K in Q·Kᵀ, d the head dim): s pairs
+  // X's entries along d with the other operand's, and a body pairs values
+  // along d only by an operator over d (a matmul, a sum), which reads
+  // values with d. So some tile holds X's dependence with d, or holds the
+  // pairing made already, with every label of the matmul's result: a
+  // tensor that depends on X and has d, or has every label of the matmul
   // (a partial label counts as its label: with blocks of one element it is
-  // the same dim). Of a program with one exp, per such input, the tensors
-  // that qualify; an empty set where none does. Not in a probe: a result
-  // of the kernel before may qualify.
+  // the same dim). Of a program with one exp, per such pairing, the
+  // tensors that qualify; an empty set where none does. Not in a probe: a
+  // result of the kernel before may qualify.
   std::vector<uint64_t> expArgCarriers_;
   void initExpArgCarriers() {
     if (!ctx_.readExpArguments || probe_ || !makesExps_ || ctx_.expArgSources.size() != 1 || plan_.tensors.size() >= 64)
       return;
-    const std::vector<Label>& argLabels = ctx_.expArgLabels[0];
     auto hasAll = [](const Labels& have, const std::vector<Label>& want) {
       for (Label l : want) {
         if (l == kUnit) continue;
@@ -906,7 +905,7 @@ class BodySearch {
         const Tensor& ten = plan_.tensors[t];
         const bool gives = ten.kernel < 0 ? ten.index == source.input
                                           : ctx_.exprs.isSubexpr(input, ten.expr) &&
-                                                (hasAll(ten.labels, source.contracted) || hasAll(ten.labels, argLabels));
+                                                (hasAll(ten.labels, {source.contracted}) || hasAll(ten.labels, source.paired));
         if (gives) carriers |= uint64_t{1} << t;
       }
       expArgCarriers_.push_back(carriers);
@@ -1424,9 +1423,10 @@ class BodySearch {
   // Saturated states (saturated_states.h; docs/search.md, "Saturated
   // states"): whether an earlier walk explored this state's whole subtree
   // with at least these operators left.
-  bool saturatedBefore(int opsLeft) const {
-    return ctx_.saturated && !ctx_.bruteForce && ctx_.saturated->covers(stateKey(), opsLeft);
-  }
+  bool saturatedBefore(int opsLeft) const { return usesSaturated() && ctx_.saturated->covers(stateKey(), opsLeft); }
+  // Not where the tests compare canonical bodies with the brute force, or
+  // explore without the seen-set.
+  bool usesSaturated() const { return ctx_.saturated && !ctx_.bruteForce && ctx_.dedupStates; }
   // The whole plan state: the plan this search extends, and the body's
   // operators in order. Not the seen-set's hash of the body's values: a
   // state reached by another order of the same operators has other
@@ -1478,7 +1478,7 @@ class BodySearch {
         : s(search), opsLeft(ops), deferred(search.ctx_.deferredEver), bets(search.ctx_.aspirationPrunesEver),
           halts(search.ctx_.haltsEver), templates(search.ctx_.templatesEver), mark(search.saturatedChildren_.size()) {}
     ~SaturationScope() {
-      if (!s.ctx_.saturated) return;
+      if (!s.usesSaturated()) return;
       std::vector<std::pair<uint64_t, int>>& kept = s.saturatedChildren_;
       const Context& c = s.ctx_;
       if (c.deferredEver == deferred && c.aspirationPrunesEver == bets && c.haltsEver == halts &&
@@ -4043,14 +4043,27 @@ void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& la
     if (op.kind == ir::OpKind::Exp) {
       const Labels& argLabels = labels.ofValue[static_cast<size_t>(op.inputs[0])];
       ctx.expArgLabels.push_back(argLabels);
+      // The matmuls below the argument, and per input an operand depends on
+      // with the contracted label, a pairing.
       std::vector<Context::ExpArgSource> sources;
-      for (size_t i = 0; i < program.inputs.size(); ++i) {
-        if (!ctx.exprs.isSubexpr(ctx.exprs.input(static_cast<int>(i)), e[static_cast<size_t>(op.inputs[0])])) continue;
-        Context::ExpArgSource source{static_cast<int>(i), {}};
-        for (Label l : labels.ofValue[static_cast<size_t>(program.inputs[i])])
-          if (l != kUnit && std::find(argLabels.begin(), argLabels.end(), l) == argLabels.end())
-            source.contracted.push_back(l);
-        if (!source.contracted.empty()) sources.push_back(std::move(source));
+      std::vector<ir::ValueId> stack{op.inputs[0]};
+      std::set<ir::ValueId> seen;
+      while (!stack.empty()) {
+        const ir::ValueId v = stack.back();
+        stack.pop_back();
+        if (!seen.insert(v).second) continue;
+        const ir::Op& producer = program.producer(v);
+        for (ir::ValueId in : producer.inputs) stack.push_back(in);
+        if (producer.kind != ir::OpKind::Matmul) continue;
+        const Label d = programReducedLabel(producer, labels);
+        if (d == kUnit) continue;
+        for (ir::ValueId operand : producer.inputs) {
+          const Labels& have = labels.ofValue[static_cast<size_t>(operand)];
+          if (std::find(have.begin(), have.end(), d) == have.end()) continue;
+          for (size_t i = 0; i < program.inputs.size(); ++i)
+            if (ctx.exprs.isSubexpr(ctx.exprs.input(static_cast<int>(i)), e[static_cast<size_t>(operand)]))
+              sources.push_back({static_cast<int>(i), d, labels.ofValue[static_cast<size_t>(producer.results[0])]});
+        }
       }
       ctx.expArgSources.push_back(std::move(sources));
     }

@@ -326,13 +326,15 @@ struct Context {
   // scale, so of an argument equal to one of these up to scale
   // (BodySearch::expsStillToMake).
   std::vector<std::vector<Label>> expArgLabels;
-  // Per exp of the program, the inputs its argument depends on that it
-  // contracts over some label (a label of the input the argument lacks),
-  // with those labels: a body that makes the exp reads a tensor that gives
-  // each such input's part (BodySearch::initExpArgCarriers).
+  // Per exp of the program, the pairings its argument is made of: a
+  // matmul of the program below it that contracts label `contracted`,
+  // an input one of whose operands depends on with that label, and the
+  // matmul's labels. A body that makes the exp reads a tensor that gives
+  // each pairing (BodySearch::initExpArgCarriers).
   struct ExpArgSource {
     int input = 0;
-    std::vector<Label> contracted;
+    Label contracted = kUnit;
+    std::vector<Label> paired;  // the matmul's result's labels
   };
   std::vector<std::vector<ExpArgSource>> expArgSources;
   // Every exp atom of the program's values with the magnitude of each
