@@ -641,7 +641,7 @@ class BodySearch {
   };
   std::vector<FlowCharge> flowCharges_;
   void initFlowCharges() {
-    const double leastElement = std::min(elementBytes(false), elementBytes(true));
+    const double leastElement = leastElementBytes();
     for (const OperandFlow& flow : ctx_.operandFlows) {
       FlowCharge f;
       int source = -1;
@@ -700,6 +700,8 @@ class BodySearch {
   // The bytes of one element as it lies in memory: the program's type, or
   // f32 where a kernel saves it so.
   int elementBytes(bool f32) const { return ir::dtypeBytes(f32 ? ir::DType::F32 : ctx_.program->dtype); }
+  // The smallest element a tensor in memory has.
+  int leastElementBytes() const { return std::min(elementBytes(false), elementBytes(true)); }
 
   void initBound() {
     canBound_ = ctx_.kernelFloor && ctx_.launchesFloor && plan_.tensors.size() < 64;
@@ -914,10 +916,7 @@ class BodySearch {
   // This kernel makes the exps at the state being bounded: expsStillToMake
   // charges them.
   bool expsStillToMakeHere() const {
-    if (!makesExps_ || (expCases_ && expCase_ == ExpCase::Last)) return false;
-    for (const BodyOp& op : ops_)
-      if (op.kind == ir::OpKind::Exp) return false;
-    return true;
+    return makesExps_ && !(expCases_ && expCase_ == ExpCase::Last) && !bodyHasExp();
   }
 
   // Every completion of this state with lower bound `floor` is dominated
@@ -1436,10 +1435,7 @@ class BodySearch {
   uint64_t stateKey() const { return mix(planKey_ ^ (pathHashes_.empty() ? 0 : pathHashes_.back())); }
   // The hash of the body's operators in order, once `op` is pushed.
   uint64_t pathHashAfter(const BodyOp& op) const {
-    struct Hash {
-      uint64_t h;
-      void put(int64_t x) { h = mix(h ^ static_cast<uint64_t>(x)); }
-    } hash{pathHashes_.empty() ? 0 : pathHashes_.back()};
+    KeyHash hash{pathHashes_.empty() ? 0 : pathHashes_.back()};
     putOp(hash, op, op.kind == ir::OpKind::Tile ? op.arg : -1);
     return hash.h;
   }
@@ -1447,10 +1443,7 @@ class BodySearch {
   // The plan this search extends: its closed kernels, this kernel's
   // configuration, the kernels left (prepare).
   uint64_t planKeyOf() const {
-    struct Hash {
-      uint64_t h = 0;
-      void put(int64_t x) { h = mix(h ^ static_cast<uint64_t>(x)); }
-    } hash;
+    KeyHash hash;
     hash.put(ctx_.planKernels);
     hash.put(kernelsLeft_);
     hash.put(final_ ? 1 : 0);
@@ -1632,9 +1625,9 @@ class BodySearch {
       double elements = 1;
       for (Label l : ctx_.expArgLabels[0])
         if (l != kUnit) elements *= static_cast<double>(ctx_.labels->extent[static_cast<size_t>(l)]);
-      expsReadBytes_ = plan_.tensors.size() < 63 ? elements * std::min(elementBytes(false), elementBytes(true)) : 0;
       expsSave_.labels.assign(ctx_.expArgLabels[0].begin(), ctx_.expArgLabels[0].end());
-      expsSave_.bytes = std::min(elementBytes(false), elementBytes(true));
+      expsSave_.bytes = leastElementBytes();
+      expsReadBytes_ = plan_.tensors.size() < 63 ? elements * expsSave_.bytes : 0;
     }
     if (!here) setExpCase(ExpCase::Last);  // the one case
   }

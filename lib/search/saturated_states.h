@@ -9,10 +9,11 @@
 // walks again only the paths to the moves the pass before it refused.
 //
 // Keys are 64-bit hashes of the whole plan state (the closed kernels, the
-// kernel's configuration, its body's values), as the seen-set's are of a
-// body's values. Only the largest saturated subtrees are kept (the
-// saturated children of a state that is not), and the table is emptied
-// when it grows past a bound: forgetting an entry only costs a walk.
+// kernel's configuration, its body's operators in order), as the
+// seen-set's are of a body's values. Only subtrees that emitted no
+// template count, and only the largest are kept (the saturated children
+// of a state that is not); the table is emptied when it grows past a
+// bound: forgetting an entry only costs a walk.
 #pragma once
 
 #include <cstdint>

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "mirage/search/mix.h"
 #include "space.h"
 
 namespace mirage::search {
@@ -32,6 +33,13 @@ namespace mirage::search {
 struct KeyVector {
   std::vector<int64_t> key;
   void put(int64_t x) { key.push_back(x); }
+};
+
+// A 64-bit hash of what is put, from `h` (a plan state's key:
+// BodySearch::stateKey).
+struct KeyHash {
+  uint64_t h = 0;
+  void put(int64_t x) { h = mix(h ^ static_cast<uint64_t>(x)); }
 };
 
 struct KeyCompare {
