@@ -95,6 +95,10 @@ enum class SumFlow { Keep, KeepFirst, Hide, Reduce };
 // Where an intermediate kernel's completions make the program's exps, for
 // its bound (BodySearch::initExpCases): in it, or in the last kernel.
 enum class ExpCase : uint8_t { Here, Last };
+// What the last kernel does with the exps, for its floor
+// (BodySearch::lastKernelFloor): makes them, is given them by a result of
+// the kernel before it, or reads them from that kernel's results.
+enum class LastExps : uint8_t { Makes, Given, Reads };
 SumFlow sumFlow(ir::OpKind k) {
   switch (k) {
     case ir::OpKind::Add:
@@ -578,8 +582,14 @@ class BodySearch {
   bool lastReadsExps_ = false;
   FloorSave expsSave_;
   double lastWithExpsUs_ = 0;  // the last kernel's floor where it makes the exps
-  // ... where it does not, per set of flow tensors left to it.
-  std::vector<std::pair<uint64_t, double>> lastWithoutExpsUs_;
+  // The last kernel's floors this search asked for (lastFloorFor): per set
+  // of flow tensors left to it and what it does with the exps.
+  struct LastFloor {
+    uint64_t flow;
+    LastExps exps;
+    double us;
+  };
+  std::vector<LastFloor> lastFloors_;
   // A last kernel asked for the floor of its empty body by the kernel
   // before it (emptyBodyFloor): what it must still tile is `probeTiles_`
   // alone, and nothing a result of that kernel may give is charged.
@@ -818,26 +828,41 @@ class BodySearch {
     // An intermediate kernel: each needed input no closed kernel read is
     // read by this kernel (a tile still to come) or by a later one (its
     // bytes in the future's floor); every choice must be beaten. With more
-    // than four such inputs, only the choice that costs least by both
-    // terms' monotonicity: none tiled here, none charged to the future.
+    // than four such inputs, some are chosen (choiceInputs) and each other
+    // one takes the choice that costs least by both terms' monotonicity:
+    // not tiled here, and not charged to the future (futureBytesFor only
+    // grows with what is left to it).
     const uint64_t open = final_ ? 0 : unreadInputs_ & ~tileMask_;
-    if (std::popcount(open) > 4) return beatenWithGridTiles(tileMask_, outputBytes_);  // flow tiles here
-    for (uint64_t s = open;; s = (s - 1) & open) {  // every subset of open, open itself first
+    const uint64_t chosen = choiceInputs(open);
+    if (std::popcount(chosen) > 4 || (chosen != open && !ctx_.decideFlowInputs))
+      return beatenWithGridTiles(tileMask_, outputBytes_);  // the least of every choice
+    const uint64_t neither = open & ~chosen;
+    for (uint64_t s = chosen;; s = (s - 1) & chosen) {  // every subset of chosen, chosen itself first
       const uint64_t tiled = tileMask_ | s;
       setFutureFloorFor(tiled);
-      if (!beatenWithGridTiles(tiled, final_ ? outputBytes_ : futureBytesFor(tiled))) return false;
+      if (!beatenWithGridTiles(tiled, final_ ? outputBytes_ : futureBytesFor(tiled | neither))) return false;
       // Where the case *last* is not bounded beside this one, a last
       // kernel that also makes the exps is this case's other half: its
       // floor with them, and no exps saved or read.
       if (lastReadsExps_ && !lastAlsoBounded_) {
         lastReadsExps_ = false;
-        lastKernelUs_ = std::max(lastKernelUs_, lastWithExpsUs_);
-        if (!beatenWithGridTiles(tiled, futureBytesFor(tiled))) return false;
+        lastKernelUs_ = lastFloorFor(flowTensors_ & ~tiled, LastExps::Makes);
+        if (!beatenWithGridTiles(tiled, futureBytesFor(tiled | neither))) return false;
       }
       if (s == 0) break;
     }
     return true;
   }
+
+  // Which of the `open` inputs overBoundInCase bounds each choice of
+  // (tiled here or left to the kernels after this one): all of them up to
+  // four; else the flow inputs alone, whose choice decides the last
+  // kernel's floor (setFutureFloorFor). More choices of the others cost a
+  // state more than they prune: on QKNorm+GQA's three-kernel middle
+  // kernels (V and four results of the first kernel open), deciding all
+  // four others too pruned under 1% more states, for sixteen times the
+  // choices (docs/search.md, "Flow inputs decided").
+  uint64_t choiceInputs(uint64_t open) const { return std::popcount(open) <= 4 ? open : open & flowTensors_; }
 
   // Every completion that tiles at least `tiled` is beaten, with the
   // kernels after this one moving `futureBytes`. A completion also has the tiles
@@ -1620,7 +1645,7 @@ class BodySearch {
     if (flowTensors_ == 0) return;
     expCases_ = true;
     makesExps_ = here;
-    lastWithExpsUs_ = lastKernelFloor(flowTensors_, true);
+    lastWithExpsUs_ = lastKernelFloor(flowTensors_, LastExps::Makes);
     if (ctx_.readExpArguments && ctx_.expArgLabels.size() == 1) {
       double elements = 1;
       for (Label l : ctx_.expArgLabels[0])
@@ -1652,16 +1677,19 @@ class BodySearch {
     lastKernelUs_ = 0;
     if (left == 0) return;
     // A last kernel that makes no exp reads every one from this kernel's
-    // results (futureBytesFor); where the case *last* is not bounded beside
-    // this one, overBoundInCase bounds a last kernel that makes them too.
+    // results (futureBytesFor), a tile of them in each block
+    // (lastKernelFloor); where the case *last* is not bounded beside this
+    // one, overBoundInCase bounds a last kernel that makes them too.
     lastReadsExps_ = expsReadBytes_ > 0;
-    for (const auto& [mask, us] : lastWithoutExpsUs_)
-      if (mask == left) {
-        lastKernelUs_ = us;
-        return;
-      }
-    lastKernelUs_ = lastKernelFloor(left, false);
-    lastWithoutExpsUs_.emplace_back(left, lastKernelUs_);
+    lastKernelUs_ = lastFloorFor(left, lastReadsExps_ && ctx_.lastReadsExpTiles ? LastExps::Reads : LastExps::Given);
+  }
+  // lastKernelFloor, asked once per search for each flow and use of the exps.
+  double lastFloorFor(uint64_t flow, LastExps exps) {
+    for (const LastFloor& f : lastFloors_)
+      if (f.flow == flow && f.exps == exps) return f.us;
+    const double us = lastKernelFloor(flow, exps);
+    lastFloors_.push_back({flow, exps, us});
+    return us;
   }
   // The case a completion of this body takes if it closed now (tryClose),
   // with its tiles: here where the body has an exp.
@@ -1692,25 +1720,52 @@ class BodySearch {
 
   // The last kernel's least cost over its configurations: the floor of
   // its empty body (emptyBodyFloor) with the tiles of `flow` as the tiles
-  // it must load, and where `exps`, the exps it must make. Memoized per
-  // plan (Context::lastKernelFloors).
-  double lastKernelFloor(uint64_t flow, bool exps) {
-    // What the floor depends on: the tiles it must load, and the plan's
-    // tensors and partial labels (the configurations and their extents).
+  // it must load, and what `exps` says of the exps: made there (charged as
+  // in a kernel that must make them), given by a result of this kernel
+  // (nothing charged), or read from this kernel's results, a tile of them
+  // (a tensor with the exps' labels in the least element, which this
+  // kernel saves: docs/search.md, "The exps a last kernel reads"). Memoized
+  // per plan (Context::lastKernelFloors).
+  double lastKernelFloor(uint64_t flow, LastExps exps) {
+    // What the floor depends on: the tiles it must load, what it does with
+    // the exps (the tensor they would be is the plan's function), and the
+    // plan's tensors and partial labels (the configurations and their
+    // extents).
     MemoKey key;
-    key.put('L').put(flow).put(exps);
+    key.put('L').put(flow).put(static_cast<int>(exps));
     for (const Tensor& t : plan_.tensors) key.put('T').put(t.kernel).put(plan_.savedF32(t)).putAll(t.labels).putAll(t.shape);
     putPartialLabels(key);
     if (auto it = ctx_.lastKernelFloors.find(key.bytes); it != ctx_.lastKernelFloors.end()) return it->second;
+    Plan withExps;
+    Plan* plan = &plan_;
+    if (exps == LastExps::Reads) {
+      withExps = plan_;
+      flow |= uint64_t{1} << withExps.tensors.size();
+      withExps.tensors.push_back(expsTensor(withExps));
+      plan = &withExps;
+    }
     double least = std::numeric_limits<double>::infinity();
-    for (const Config& c : enumerateConfigs(ctx_, plan_, true)) {
-      BodySearch last(ctx_, plan_, c, true, 1, discLeft_);
-      least = std::min(least, last.emptyBodyFloor(flow, exps));
+    for (const Config& c : enumerateConfigs(ctx_, *plan, true)) {
+      BodySearch last(ctx_, *plan, c, true, 1, discLeft_);
+      least = std::min(least, last.emptyBodyFloor(flow, exps == LastExps::Makes));
     }
     if (!std::isfinite(least)) least = 0;
     if (ctx_.lastKernelFloors.size() > 10000) ctx_.lastKernelFloors.clear();  // bounded memory
     ctx_.lastKernelFloors.emplace(std::move(key.bytes), least);
     return least;
+  }
+
+  // The exps as a tensor a result of this kernel could be: the program's
+  // exp with its argument's labels, in the least element (a result of a
+  // kernel appended to `plan` that saves nothing as f32).
+  Tensor expsTensor(Plan& plan) const {
+    Tensor t;
+    t.labels.assign(ctx_.expArgLabels[0].begin(), ctx_.expArgLabels[0].end());
+    for (Label l : t.labels) t.shape.push_back(ctx_.labels->extent[static_cast<size_t>(l)]);
+    t.expr = ctx_.expValues[0];
+    t.kernel = static_cast<int>(plan.kernels.size());
+    plan.kernels.emplace_back();
+    return t;
   }
 
   // A last kernel's floor before its first operator, apart from the
@@ -3165,8 +3220,11 @@ class BodySearch {
     if (canBound_) done.floorUs = ctx_.checkAncestorBounds ? ancestorsFloor() : stateFloor();
     // Tests: the bounds the closed kernels had when they closed are checked
     // against the cost too.
-    if (canBound_ && ctx_.checkAncestorBounds)
+    if (canBound_ && ctx_.checkAncestorBounds) {
       for (double b : ctx_.closeBounds) done.floorUs = std::max(done.floorUs, b);
+      if (!bodyHasExp())
+        for (double b : ctx_.closeBoundsIfLastReadsExps) done.floorUs = std::max(done.floorUs, b);
+    }
     ++ctx_.stats.templates;
     ++ctx_.templatesEver;
     ctx_.emit(done);
@@ -3374,19 +3432,32 @@ class BodySearch {
       // Saved block maxima mark guarded partials: the kernel that reads
       // them walks them with a for-loop of this kernel's blocks along the
       // split axis (tryWeightedAccum, loopOptions), at each extent choice.
-      const double futureBytes = futureBytesFor(tileMask_, savedBytes);
-      const double least = futureUs(futureBytes);
       const int axis = scans.empty() || !ctx_.chargePartialLoops ? -1 : lastSplitAxis();
-      const double closeBound =
-          axis < 0 ? ctx_.closedFloorUs + least
-                   : closedBefore + leastWithOperators(*points, whole, least, [&](const FloorPoint& p) {
-                       return futureUs(futureBytes, stepsAt(p, axis));
-                     });
+      const auto boundWithFuture = [&] {
+        const double futureBytes = futureBytesFor(tileMask_, savedBytes);
+        const double least = futureUs(futureBytes);
+        return axis < 0 ? ctx_.closedFloorUs + least
+                        : closedBefore + leastWithOperators(*points, whole, least, [&](const FloorPoint& p) {
+                            return futureUs(futureBytes, stepsAt(p, axis));
+                          });
+      };
+      const double closeBound = boundWithFuture();
       if (bounding_ && prunedByBound([&] { return beatenHere(closeBound); })) {
         ctx_.closedFloorUs = closedBefore;
         return;
       }
-      if (ctx_.checkAncestorBounds) ctx_.closeBounds.push_back(closeBound);
+      if (ctx_.checkAncestorBounds) {
+        ctx_.closeBounds.push_back(closeBound);
+        // Tests: the bound the states before this close had in the half of
+        // the case *here* where the last kernel makes no exp
+        // (overBoundInCase), at this kernel's own floor.
+        double ifLastReadsExps = 0;
+        if (expCases_ && bodyHasExp() && (flowTensors_ & ~tileMask_) && expsReadBytes_ > 0) {
+          setFutureFloorFor(tileMask_);
+          ifLastReadsExps = boundWithFuture();
+        }
+        ctx_.closeBoundsIfLastReadsExps.push_back(ifLastReadsExps);
+      }
     }
     int kernelIndex = static_cast<int>(plan_.kernels.size());
     size_t tensorsBefore = plan_.tensors.size();
@@ -3417,7 +3488,10 @@ class BodySearch {
     if (usesPartial) plan_.partialAxis.push_back({kernelIndex, lastSplitAxis()});
     plan_.kernels.push_back(std::move(k));
     searchRest();
-    if (canBound_ && ctx_.checkAncestorBounds) ctx_.closeBounds.pop_back();
+    if (canBound_ && ctx_.checkAncestorBounds) {
+      ctx_.closeBounds.pop_back();
+      ctx_.closeBoundsIfLastReadsExps.pop_back();
+    }
     plan_.kernels.pop_back();
     if (usesPartial) plan_.partialAxis.pop_back();
     plan_.tensors.resize(tensorsBefore);
@@ -4032,10 +4106,12 @@ void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& la
     }
   ctx.expArgLabels.clear();
   ctx.expArgSources.clear();
+  ctx.expValues.clear();
   for (const ir::Op& op : program.ops)
     if (op.kind == ir::OpKind::Exp) {
       const Labels& argLabels = labels.ofValue[static_cast<size_t>(op.inputs[0])];
       ctx.expArgLabels.push_back(argLabels);
+      ctx.expValues.push_back(e[static_cast<size_t>(op.results[0])]);
       // The matmuls below the argument, and per input an operand depends on
       // with the contracted label, a pairing.
       std::vector<Context::ExpArgSource> sources;

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <mutex>
+#include <shared_mutex>
 
 #include "space.h"
 
@@ -44,17 +46,20 @@ FloorPoints kernelFloorPoints(Context& ctx, const Plan& plan, const std::vector<
                               bool complete) {
   // The memo key: everything the floor depends on.
   MemoKey key;
+  key.bytes.reserve(256);
   key.put('L').put(loop);
   if (partialOf(loop)) {
     auto [pk, pa] = plan.partialAxis.at(static_cast<size_t>(partialOf(loop)));
     key.put('p').put(plan.kernels[static_cast<size_t>(pk)].grid[static_cast<size_t>(pa)].label);
   }
   for (const GridAxis& a : grid) key.put('g').put(a.label).put(a.split);
-  std::vector<FloorTensor> ts;
+  // A tile's dims are its input's, or its labels' extents (describeTensor):
+  // the key names them by the input or the labels alone. This runs for
+  // every new mask of tiles of every search (most of them answered here),
+  // so it describes no tensor.
   for (int t : tiles) {
-    ts.push_back(describeTensor(ctx, plan, t));
     const Tensor& ten = plan.tensors[static_cast<size_t>(t)];
-    key.put('t').put(ten.kernel < 0 ? ten.index : -1).put(ts.back().bytes).putAll(ts.back().labels).putAll(ts.back().full);
+    key.put('t').put(ten.kernel < 0 ? ten.index : -1).put(plan.savedF32(ten)).putAll(ten.labels);
   }
   for (const FloorSave& s : saves) {
     key.put('s').put(s.bytes).put(static_cast<uint64_t>(s.labels.size()));
@@ -62,9 +67,12 @@ FloorPoints kernelFloorPoints(Context& ctx, const Plan& plan, const std::vector<
   }
   Context::FloorMemo& memo = *ctx.floorMemo;
   if (!complete) {
-    std::lock_guard lock(memo.mu);
+    std::shared_lock lock(memo.mu);  // threads look up at once; a miss is rare
     if (auto it = memo.points.find(key.bytes); it != memo.points.end()) return it->second;
   }
+
+  std::vector<FloorTensor> ts;
+  for (int t : tiles) ts.push_back(describeTensor(ctx, plan, t));
 
   // The extents chooseExtents tries (extents.cpp): per grid axis every
   // block count divisorsOf gives, per for-loop every count left.
@@ -175,7 +183,7 @@ FloorPoints kernelFloorPoints(Context& ctx, const Plan& plan, const std::vector<
   if (complete) return list;
   // Evaluated without the lock: another thread may have stored the same
   // points meanwhile, and then either copy serves.
-  std::lock_guard lock(memo.mu);
+  std::unique_lock lock(memo.mu);
   if (memo.held + kept > Context::FloorMemo::kMostPoints) {  // bounded memory; holders keep their points
     memo.points.clear();
     memo.held = 0;

@@ -492,6 +492,8 @@ class Engine {
     ctx.chargeUnreadValues = opt_.chargeUnreadValues;
     ctx.chargeOperandFlow = opt_.chargeOperandFlow;
     ctx.readExpArguments = opt_.readExpArguments;
+    ctx.lastReadsExpTiles = opt_.lastReadsExpTiles;
+    ctx.decideFlowInputs = opt_.decideFlowInputs;
     ctx.resumeAncestorWalks = opt_.resumeAncestorWalks;
     ctx.skipBarren = opt_.skipBarren;
     if (opt_.skipSaturatedStates) ctx.saturated = saturatedStates_.get();

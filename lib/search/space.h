@@ -11,6 +11,7 @@
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <unordered_map>
 #include <set>
 #include <string>
@@ -337,6 +338,10 @@ struct Context {
     std::vector<Label> paired;  // the matmul's result's labels
   };
   std::vector<std::vector<ExpArgSource>> expArgSources;
+  // Per exp of the program, its value (with expArgLabels' labels): what a
+  // kernel that saves the exps holds, as a tensor the last kernel reads
+  // (BodySearch::lastKernelFloor).
+  std::vector<ExprId> expValues;
   // Every exp atom of the program's values with the magnitude of each
   // exponent it has there (exp(30·t) is exp(t)^30). A body makes an exp
   // only at one of these scales (expAtProgramScale): exp(t) alone reaches
@@ -403,7 +408,7 @@ struct Context {
     // hundred points each it held over 1 GB of GQA's default run, 5 GB at
     // worst.)
     static constexpr size_t kMostPoints = size_t{3} << 20;
-    std::mutex mu;
+    std::shared_mutex mu;
     std::unordered_map<std::string, FloorPoints> points;
     size_t held = 0;  // points in the memo
   };
@@ -434,6 +439,10 @@ struct Context {
   // With checkAncestorBounds: the bound each closed kernel of the plan
   // being built had when it closed (BodySearch::tryClose), innermost last.
   std::vector<double> closeBounds;
+  // ... and the bound it had where the last kernel makes no exp and reads
+  // every one from it (BodySearch::lastReadsExpsBound; 0 where that is no
+  // case), checked against completions whose last kernel makes none.
+  std::vector<double> closeBoundsIfLastReadsExps;
   // Every completion of a plan of planKernels kernels with lower bound
   // `floor` is dominated strictly by a verified candidate: one with at
   // most as many launches is faster, or one with fewer is at least as
@@ -618,6 +627,8 @@ struct Context {
   std::vector<OperandFlow> operandFlows;
   bool chargeOperandFlow = true;
   bool readExpArguments = true;  // Options::readExpArguments
+  bool lastReadsExpTiles = true;  // Options::lastReadsExpTiles
+  bool decideFlowInputs = true;   // Options::decideFlowInputs
   // BodySearch::lastKernelFloor per plan (its tensors, partial labels and
   // flow tiles), bounded.
   std::unordered_map<std::string, double> lastKernelFloors;

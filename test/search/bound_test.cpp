@@ -677,3 +677,23 @@ TEST_CASE("the exps' argument read, and the exps a last kernel that makes none r
   // in fewer states (60,123 against 289,605).
   checkSeededQknormOnlyPrunes(1, [](search::Options& off) { off.readExpArguments = false; });
 }
+
+TEST_CASE("the exps a last kernel that makes none reads, a tile per block: the same front with and without",
+          "[search][bound]") {
+  // Each block of a last kernel that makes no exp reads its rows' exps
+  // over every key, as it reads V's tile: the last kernel's floor has both
+  // tiles (docs/search.md, "The exps a last kernel reads, a tile per
+  // block"). The example, three kernels, one discrepancy, its best seeded:
+  // the same front in fewer states.
+  checkSeededQknormOnlyPrunes(1, [](search::Options& off) { off.lastReadsExpTiles = false; });
+}
+
+TEST_CASE("flow inputs decided among more than four open inputs: the same front with and without", "[search][bound]") {
+  // A middle kernel after a first kernel with four results has five
+  // inputs open (V and the results): each choice of V's (tiled here, or
+  // left to the last kernel with its floor) is bounded, the others taking
+  // their least (docs/search.md, "Flow inputs decided"). The example,
+  // three kernels, one discrepancy, its best seeded: the same front in
+  // fewer states.
+  checkSeededQknormOnlyPrunes(2, [](search::Options& off) { off.decideFlowInputs = false; });
+}

@@ -176,6 +176,16 @@ struct Options {
   // kernel makes the exps (docs/search.md, "The exps' argument read"); off,
   // as before.
   bool readExpArguments = true;
+  // The bound's tile of the exps in a last kernel that reads them from the
+  // kernel before it (docs/search.md, "The exps a last kernel reads"); off,
+  // their bytes alone, as before.
+  bool lastReadsExpTiles = true;
+  // The bound of an intermediate kernel with more than four inputs open
+  // (read here or left to the kernels after it) takes each choice of the
+  // flow inputs (a softmax's V) and the least of the others'
+  // (docs/search.md, "Flow inputs decided"); off, the least of every
+  // choice, as before.
+  bool decideFlowInputs = true;
   // Tests: a state's bound starts at the first extent choice its nearest
   // checked ancestor found not beaten (docs/search.md, "Bounds"); off, at
   // the first. Either way the same states are pruned.
