@@ -350,6 +350,7 @@ class BodySearch {
     outcomeSlots_.assign(kFirstOutcomeSlots, OutcomeSlot{});
     initBound();
     initExpCases();
+    initFutureOfTwo();
     initExpArgCarriers();
     if (final_) {
       present_.reserve(most);
@@ -1628,7 +1629,7 @@ class BodySearch {
   // their tiles are whole either way, with more round trips), which the
   // least includes.
   void initExpCases() {
-    if (final_ || kernelsLeft_ != 2 || !ctx_.chargeLastKernel || !ctx_.guard || !canBound_ ||
+    if (probe_ || final_ || kernelsLeft_ != 2 || !ctx_.chargeLastKernel || !ctx_.guard || !canBound_ ||
         ctx_.flowInputs == 0 || closedResultsHoldExp())
       return;
     // Here is a case only where the exps are charged as in a kernel that
@@ -1655,6 +1656,61 @@ class BodySearch {
       expsReadBytes_ = plan_.tensors.size() < 63 ? elements * expsSave_.bytes : 0;
     }
     if (!here) setExpCase(ExpCase::Last);  // the one case
+  }
+
+  // The two kernels after a first kernel that makes no exp (docs/search.md,
+  // "The two kernels after a first kernel of three"): under the guard, with
+  // a flow input, where this kernel is the first of three and makesNoExp,
+  // the future is charged at least the least of
+  // - the last kernel making every exp: a launch and two round trips for
+  //   the middle kernel, and the last kernel's floor with the flow tiles
+  //   and the exps (each of its output blocks needs its V[:, cols] or a
+  //   result as large, whoever read V: the weights are made only there);
+  // - the middle kernel making exps and the last reading the flow tiles:
+  //   the same, the last kernel's floor with the flow tiles and the exps
+  //   made or read;
+  // - the middle kernel making exps and reading the flow tiles (or results
+  //   as large): its empty body's floor over its configurations that can
+  //   make an exp, with those tiles and the exps, and its own future (one
+  //   launch, and a loop over its guarded partials where it splits the
+  //   keys).
+  // Memoized per plan (Context::lastKernelFloors).
+  void initFutureOfTwo() {
+    if (probe_ || final_ || kernelsLeft_ != 3 || !plan_.kernels.empty() || !ctx_.chargeTwoKernelFuture ||
+        !ctx_.chargeLastKernel || !ctx_.guard || !canBound_ || ctx_.flowInputs == 0 || ctx_.expArgLabels.size() != 1 ||
+        !makesNoExp())
+      return;
+    uint64_t flow = 0;
+    for (size_t t = 0; t < plan_.tensors.size(); ++t)
+      if (plan_.tensors[t].kernel < 0 && (ctx_.flowInputs >> plan_.tensors[t].index & 1)) flow |= uint64_t{1} << t;
+    if (flow == 0) return;
+    MemoKey key;
+    key.put('F').put(flow);
+    for (const Tensor& t : plan_.tensors) key.put('T').putAll(t.labels).putAll(t.shape);
+    if (auto it = ctx_.lastKernelFloors.find(key.bytes); it != ctx_.lastKernelFloors.end()) {
+      lastKernelUs_ = it->second;
+      return;
+    }
+    const double middleLaunch = ctx_.launchesFloor(1, 0, 1);
+    double least = middleLaunch + std::min(lastKernelFloor(flow, LastExps::Makes), lastKernelFloor(flow, LastExps::Reads));
+    for (const Config& c : enumerateConfigs(ctx_, plan_, false)) {
+      BodySearch middle(ctx_, plan_, c, false, 2, discLeft_);
+      if (middle.makesNoExp()) continue;
+      least = std::min(least, middle.middleFloorWithExps(flow));
+    }
+    if (!std::isfinite(least)) least = 0;
+    if (ctx_.lastKernelFloors.size() > 10000) ctx_.lastKernelFloors.clear();  // bounded memory
+    ctx_.lastKernelFloors.emplace(std::move(key.bytes), least);
+    lastKernelUs_ = least;
+  }
+  // A middle kernel's floor before its first operator where it tiles
+  // `tiles` and makes the exps, with its own future (initFutureOfTwo).
+  double middleFloorWithExps(uint64_t tiles) {
+    probe_ = true;
+    makesExps_ = true;
+    prepare();
+    requiredMask_ = tiles;
+    return stateFloor() - ctx_.closedFloorUs;
   }
 
   bool bodyHasExp() const {

@@ -494,6 +494,7 @@ class Engine {
     ctx.readExpArguments = opt_.readExpArguments;
     ctx.lastReadsExpTiles = opt_.lastReadsExpTiles;
     ctx.decideFlowInputs = opt_.decideFlowInputs;
+    ctx.chargeTwoKernelFuture = opt_.chargeTwoKernelFuture;
     ctx.resumeAncestorWalks = opt_.resumeAncestorWalks;
     ctx.skipBarren = opt_.skipBarren;
     if (opt_.skipSaturatedStates) ctx.saturated = saturatedStates_.get();

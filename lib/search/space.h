@@ -629,6 +629,7 @@ struct Context {
   bool readExpArguments = true;  // Options::readExpArguments
   bool lastReadsExpTiles = true;  // Options::lastReadsExpTiles
   bool decideFlowInputs = true;   // Options::decideFlowInputs
+  bool chargeTwoKernelFuture = true;  // Options::chargeTwoKernelFuture
   // BodySearch::lastKernelFloor per plan (its tensors, partial labels and
   // flow tiles), bounded.
   std::unordered_map<std::string, double> lastKernelFloors;

@@ -637,9 +637,11 @@ static std::pair<ir::Graph, ir::Graph> qknormWithBest() {
 // QKNorm+GQA's three-kernel space within `discrepancies`, its best seeded
 // (so that what is pruned does not depend on when the verifier accepts a
 // candidate), with a bound's term and without it (`turnOff`).
-static void checkSeededQknormOnlyPrunes(int discrepancies, void (*turnOff)(search::Options&)) {
+static void checkSeededQknormOnlyPrunes(int discrepancies, void (*turnOff)(search::Options&),
+                                        void (*inBoth)(search::Options&) = nullptr) {
   auto [example, best] = qknormWithBest();
   search::Options on = oneThreadWithin(3, discrepancies);
+  if (inBoth) inBoth(on);
   search::Options off = on;
   turnOff(off);
   on.seeds = off.seeds = {best};
@@ -683,9 +685,13 @@ TEST_CASE("the exps a last kernel that makes none reads, a tile per block: the s
   // Each block of a last kernel that makes no exp reads its rows' exps
   // over every key, as it reads V's tile: the last kernel's floor has both
   // tiles (docs/search.md, "The exps a last kernel reads, a tile per
-  // block"). The example, three kernels, one discrepancy, its best seeded:
-  // the same front in fewer states.
-  checkSeededQknormOnlyPrunes(1, [](search::Options& off) { off.lastReadsExpTiles = false; });
+  // block"). The example, three kernels, one discrepancy, its best seeded
+  // (without the floor of the two kernels after a first kernel of three,
+  // which prunes most of the first kernels this term's middle kernels
+  // follow): the same front in fewer states.
+  checkSeededQknormOnlyPrunes(
+      1, [](search::Options& off) { off.lastReadsExpTiles = false; },
+      [](search::Options& both) { both.chargeTwoKernelFuture = false; });
 }
 
 TEST_CASE("flow inputs decided among more than four open inputs: the same front with and without", "[search][bound]") {
@@ -693,7 +699,25 @@ TEST_CASE("flow inputs decided among more than four open inputs: the same front 
   // inputs open (V and the results): each choice of V's (tiled here, or
   // left to the last kernel with its floor) is bounded, the others taking
   // their least (docs/search.md, "Flow inputs decided"). The example,
-  // three kernels, one discrepancy, its best seeded: the same front in
-  // fewer states.
-  checkSeededQknormOnlyPrunes(2, [](search::Options& off) { off.decideFlowInputs = false; });
+  // three kernels, two discrepancies, its best seeded: the same front in
+  // fewer states. Without the floor of the two kernels after a first
+  // kernel of three, which prunes those first kernels before any middle
+  // kernel is searched.
+  checkSeededQknormOnlyPrunes(
+      2, [](search::Options& off) { off.decideFlowInputs = false; },
+      [](search::Options& both) { both.chargeTwoKernelFuture = false; });
 }
+
+TEST_CASE("the two kernels after a first kernel of three: the same front with and without their floor",
+          "[search][bound]") {
+  // A first kernel of three that makes no exp leaves the exps to the two
+  // kernels after it, one of which reads V's tile (or a result as large)
+  // in every block: their least floor is charged to its states
+  // (docs/search.md, "The two kernels after a first kernel of three"). The
+  // example, three kernels, two discrepancies, its best seeded: the same
+  // front in fewer states. The reduced program's three-kernel space checks
+  // it against the model with every other term ("exps here or in the last
+  // kernel").
+  checkSeededQknormOnlyPrunes(2, [](search::Options& off) { off.chargeTwoKernelFuture = false; });
+}
+

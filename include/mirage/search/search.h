@@ -186,6 +186,10 @@ struct Options {
   // (docs/search.md, "Flow inputs decided"); off, the least of every
   // choice, as before.
   bool decideFlowInputs = true;
+  // The bound's floor of the two kernels after a first kernel of three
+  // that makes no exp (docs/search.md, "The two kernels after a first
+  // kernel of three"); off, two launches and their round trips, as before.
+  bool chargeTwoKernelFuture = true;
   // Tests: a state's bound starts at the first extent choice its nearest
   // checked ancestor found not beaten (docs/search.md, "Bounds"); off, at
   // the first. Either way the same states are pruned.
