@@ -1638,15 +1638,11 @@ class BodySearch {
     if (here && !(ctx_.splitExpCases && ctx_.chargeExps && !ctx_.expArgLabels.empty())) return;
     // The flow inputs among the needed inputs no closed kernel read
     // (unreadInputs_, initBound).
-    for (size_t t = 0; t < plan_.tensors.size(); ++t) {
-      const Tensor& ten = plan_.tensors[t];
-      if ((unreadInputs_ >> t & 1) && ten.kernel < 0 && (ctx_.flowInputs >> ten.index & 1))
-        flowTensors_ |= uint64_t{1} << t;
-    }
+    flowTensors_ = flowInputTensors() & unreadInputs_;
     if (flowTensors_ == 0) return;
     expCases_ = true;
     makesExps_ = here;
-    lastWithExpsUs_ = lastKernelFloor(flowTensors_, LastExps::Makes);
+    lastWithExpsUs_ = lastFloorFor(flowTensors_, LastExps::Makes);
     if (ctx_.readExpArguments && ctx_.expArgLabels.size() == 1) {
       double elements = 1;
       for (Label l : ctx_.expArgLabels[0])
@@ -1680,28 +1676,40 @@ class BodySearch {
         !ctx_.chargeLastKernel || !ctx_.guard || !canBound_ || ctx_.flowInputs == 0 || ctx_.expArgLabels.size() != 1 ||
         !makesNoExp())
       return;
-    uint64_t flow = 0;
-    for (size_t t = 0; t < plan_.tensors.size(); ++t)
-      if (plan_.tensors[t].kernel < 0 && (ctx_.flowInputs >> plan_.tensors[t].index & 1)) flow |= uint64_t{1} << t;
+    const uint64_t flow = flowInputTensors();
     if (flow == 0) return;
     MemoKey key;
     key.put('F').put(flow);
     for (const Tensor& t : plan_.tensors) key.put('T').putAll(t.labels).putAll(t.shape);
-    if (auto it = ctx_.lastKernelFloors.find(key.bytes); it != ctx_.lastKernelFloors.end()) {
-      lastKernelUs_ = it->second;
-      return;
-    }
-    const double middleLaunch = ctx_.launchesFloor(1, 0, 1);
-    double least = middleLaunch + std::min(lastKernelFloor(flow, LastExps::Makes), lastKernelFloor(flow, LastExps::Reads));
-    for (const Config& c : enumerateConfigs(ctx_, plan_, false)) {
-      BodySearch middle(ctx_, plan_, c, false, 2, discLeft_);
-      if (middle.makesNoExp()) continue;
-      least = std::min(least, middle.middleFloorWithExps(flow));
-    }
+    lastKernelUs_ = memoizedFloor(std::move(key), [&] {
+      const double middleLaunch = ctx_.launchesFloor(1, 0, 1);
+      double least =
+          middleLaunch + std::min(lastKernelFloor(flow, LastExps::Makes), lastKernelFloor(flow, LastExps::Reads));
+      for (const Config& c : enumerateConfigs(ctx_, plan_, false)) {
+        BodySearch middle(ctx_, plan_, c, false, 2, discLeft_);
+        if (middle.makesNoExp()) continue;
+        least = std::min(least, middle.middleFloorWithExps(flow));
+      }
+      return least;
+    });
+  }
+  // The plan's tensors that are flow inputs (Context::flowInputs).
+  uint64_t flowInputTensors() const {
+    uint64_t flow = 0;
+    for (size_t t = 0; t < plan_.tensors.size(); ++t)
+      if (plan_.tensors[t].kernel < 0 && (ctx_.flowInputs >> plan_.tensors[t].index & 1)) flow |= uint64_t{1} << t;
+    return flow;
+  }
+  // A floor of a later kernel, from Context::lastKernelFloors under `key`
+  // or computed by `floor` and kept there (0 where none is finite).
+  template <typename Floor>
+  double memoizedFloor(MemoKey key, const Floor& floor) {
+    if (auto it = ctx_.lastKernelFloors.find(key.bytes); it != ctx_.lastKernelFloors.end()) return it->second;
+    double least = floor();
     if (!std::isfinite(least)) least = 0;
     if (ctx_.lastKernelFloors.size() > 10000) ctx_.lastKernelFloors.clear();  // bounded memory
     ctx_.lastKernelFloors.emplace(std::move(key.bytes), least);
-    lastKernelUs_ = least;
+    return least;
   }
   // A middle kernel's floor before its first operator where it tiles
   // `tiles` and makes the exps, with its own future (initFutureOfTwo).
@@ -1791,24 +1799,23 @@ class BodySearch {
     key.put('L').put(flow).put(static_cast<int>(exps));
     for (const Tensor& t : plan_.tensors) key.put('T').put(t.kernel).put(plan_.savedF32(t)).putAll(t.labels).putAll(t.shape);
     putPartialLabels(key);
-    if (auto it = ctx_.lastKernelFloors.find(key.bytes); it != ctx_.lastKernelFloors.end()) return it->second;
-    Plan withExps;
-    Plan* plan = &plan_;
-    if (exps == LastExps::Reads) {
-      withExps = plan_;
-      flow |= uint64_t{1} << withExps.tensors.size();
-      withExps.tensors.push_back(expsTensor(withExps));
-      plan = &withExps;
-    }
-    double least = std::numeric_limits<double>::infinity();
-    for (const Config& c : enumerateConfigs(ctx_, *plan, true)) {
-      BodySearch last(ctx_, *plan, c, true, 1, discLeft_);
-      least = std::min(least, last.emptyBodyFloor(flow, exps == LastExps::Makes));
-    }
-    if (!std::isfinite(least)) least = 0;
-    if (ctx_.lastKernelFloors.size() > 10000) ctx_.lastKernelFloors.clear();  // bounded memory
-    ctx_.lastKernelFloors.emplace(std::move(key.bytes), least);
-    return least;
+    return memoizedFloor(std::move(key), [&] {
+      Plan withExps;
+      Plan* plan = &plan_;
+      uint64_t tiles = flow;
+      if (exps == LastExps::Reads) {
+        withExps = plan_;
+        tiles |= uint64_t{1} << withExps.tensors.size();
+        withExps.tensors.push_back(expsTensor(withExps));
+        plan = &withExps;
+      }
+      double least = std::numeric_limits<double>::infinity();
+      for (const Config& c : enumerateConfigs(ctx_, *plan, true)) {
+        BodySearch last(ctx_, *plan, c, true, 1, discLeft_);
+        least = std::min(least, last.emptyBodyFloor(tiles, exps == LastExps::Makes));
+      }
+      return least;
+    });
   }
 
   // The exps as a tensor a result of this kernel could be: the program's
