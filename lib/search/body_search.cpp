@@ -307,6 +307,7 @@ class BodySearch {
         if (!a.split && static_cast<size_t>(a.label) < ctx_.labelSums.size() &&
             !ctx_.labelSums[static_cast<size_t>(a.label)].empty())
           return;
+    if (loopHasNoAccumulator()) return;
     prepare();
     // A single kernel must read every input the outputs depend on: when one
     // of them cannot fit this configuration, no body can complete.
@@ -1930,6 +1931,18 @@ class BodySearch {
                        [&](const GridAxis& a) { return a.label == l && !a.split; });
   }
   Label loopPartial() const { return partialOf(cfg_.loop); }
+  // A for-loop over a label the grid also splits as a parallel axis: each
+  // block walks only its part of the label, so no accumulator or scan over
+  // it is an equivalent program's sum or maximum (sumsAsProgram; only the
+  // weighted accumulators of a loop over partials skip that test). A body
+  // with a for-loop saves and writes only values after the loop
+  // (tryClose, tryComplete), and only an accumulator makes one: no body of
+  // this configuration closes or completes (docs/search.md, "Loops that
+  // cannot accumulate"). QKNorm+GQA's first kernels that loop over the
+  // query rows their grid splits walked 113,000 states for nothing.
+  bool loopHasNoAccumulator() const {
+    return ctx_.skipLoopsWithoutAccumulator && cfg_.loop != kUnit && !loopIsPartial() && gridSplitsParallel(cfg_.loop);
+  }
   // A tensor dim with this label is walked by the for-loop (makeTile's fmap).
   bool walkedByLoop(Label l) const { return loopIsPartial() ? partialOf(l) == loopPartial() : l == cfg_.loop; }
 

@@ -498,6 +498,7 @@ class Engine {
     ctx.resumeAncestorWalks = opt_.resumeAncestorWalks;
     ctx.skipBarren = opt_.skipBarren;
     if (opt_.skipSaturatedStates) ctx.saturated = saturatedStates_.get();
+    ctx.skipLoopsWithoutAccumulator = opt_.skipLoopsWithoutAccumulator;
     ctx.checkAncestorBounds = opt_.checkAncestorBounds;
     ctx.pruneByBound = opt_.pruneByBound;
     ctx.kernelFloor = kernelFloor_;

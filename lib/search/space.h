@@ -379,6 +379,8 @@ struct Context {
   // Times stopped() answered yes, never reset: a subtree explored while
   // it did not change was not cut short.
   int64_t haltsEver = 0;
+  // Options::skipLoopsWithoutAccumulator (BodySearch::loopHasNoAccumulator).
+  bool skipLoopsWithoutAccumulator = true;
   // States explored whole, shared by the search's threads; null: none kept
   // (Options::skipSaturatedStates).
   SaturatedStates* saturated = nullptr;

@@ -582,6 +582,45 @@ TEST_CASE("the operand a contraction's partner needs: the same front with and wi
   checkBoundsUnderCosts(*g, verifier, all);
 }
 
+TEST_CASE("loops that cannot accumulate: no body, and the same front without the skip", "[search][bound]") {
+  // QKNorm+GQA, two kernels, at shapes where the grid splits the query
+  // rows and the keys: configurations whose for-loop walks a label the
+  // grid also splits (the query rows) have no accumulator, so no body
+  // closes or completes (docs/search.md, "Loops that cannot accumulate").
+  // Skipping them changes nothing the search finds, with the bound and
+  // without it.
+  std::optional<ir::Graph> parsed = parse::parseString(R"(graph qknorm_rows {
+  Q = input f16[1, 256, 64]
+  K = input f16[1, 64, 2048]
+  V = input f16[1, 2048, 64]
+  S = mul(matmul(rms_norm(Q, dim=-1), rms_norm(K, dim=1)), 0.125)
+  O = matmul(softmax(S, dim=-1), V)
+  output O
+})",
+                                                       "qknorm_rows.mg", std::cerr);
+  REQUIRE(parsed);
+  const ir::Graph& g = *parsed;
+  search::Options o = oneThreadWithin(2, 0);
+  search::Options off = o;
+  off.skipLoopsWithoutAccumulator = false;
+  verify::Verifier verifier(g);
+  auto [a, b] = test::runBothComplete(g, verifier, o, off);
+  REQUIRE(a.best >= 0);
+  test::checkSameFront(a, b);
+  // With the best known from the start, so that what the bound prunes
+  // does not depend on when the verifier accepts a candidate.
+  o.seeds = off.seeds = {a.candidates[static_cast<size_t>(a.best)].graph};
+  checkOnlyPrunes(g, o, off);
+  // Without the bound: the same templates.
+  o.seeds = off.seeds = {};
+  o.pruneByBound = off.pruneByBound = false;
+  auto [c, d] = test::runBothComplete(g, verifier, o, off);
+  INFO(c.stats.states << " states, " << d.stats.states << " without the skip");
+  test::checkSameFront(c, d);
+  CHECK(c.stats.templates == d.stats.templates);
+  CHECK(c.stats.states < d.stats.states);
+}
+
 // QKNorm+GQA (the example) and its best plan (11.99 us, from a default
 // run: the scores, normalized, then the softmax streamed over them with
 // V), checked equivalent.
