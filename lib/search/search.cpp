@@ -499,6 +499,7 @@ class Engine {
     ctx.skipBarren = opt_.skipBarren;
     if (opt_.skipSaturatedStates) ctx.saturated = saturatedStates_.get();
     ctx.skipLoopsWithoutAccumulator = opt_.skipLoopsWithoutAccumulator;
+    ctx.refuseSumsOverUnsummedLabels = opt_.refuseSumsOverUnsummedLabels;
     ctx.checkAncestorBounds = opt_.checkAncestorBounds;
     ctx.pruneByBound = opt_.pruneByBound;
     ctx.kernelFloor = kernelFloor_;

@@ -570,13 +570,20 @@ struct Context {
   // inputs `inputs` (inputsOf) can be part of an equivalent program only if
   // the inputs among them that have l include those of one of the
   // program's sums over l, the term it is part of (docs/search.md, "Sums over
-  // the right index"). A partial label is not asked about.
+  // the right index"); so none over a label the program never sums or
+  // maximizes over. A partial label is not asked about,
+  // nor is any where the program's sums are not known.
   bool sumsOverRightIndex(Label l, uint64_t inputs) const {
     if (l <= kUnit || static_cast<size_t>(l) >= labelSums.size()) return true;
     const std::vector<uint64_t>& sums = labelSums[static_cast<size_t>(l)];
+    if (sums.empty()) return !refuseSumsOverUnsummedLabels;
     const uint64_t have = inputs & inputsCarrying[static_cast<size_t>(l)];
-    return sums.empty() || std::any_of(sums.begin(), sums.end(), [&](uint64_t t) { return (t & ~have) == 0; });
+    return std::any_of(sums.begin(), sums.end(), [&](uint64_t t) { return (t & ~have) == 0; });
   }
+  // Options::refuseSumsOverUnsummedLabels: where the program's sums are
+  // known, an empty labelSums[l] means it sums nothing over l (off: nothing
+  // asked, as until revision 30).
+  bool refuseSumsOverUnsummedLabels = true;
   // Sums still to make (docs/search.md, "Bounds"): the monomials of the
   // needed atoms' arguments (classes past the targets') that only a sum
   // over one label can make, each as its class, that label, its degree

@@ -585,10 +585,11 @@ TEST_CASE("the operand a contraction's partner needs: the same front with and wi
 TEST_CASE("loops that cannot accumulate: no body, and the same front without the skip", "[search][bound]") {
   // QKNorm+GQA, two kernels, at shapes where the grid splits the query
   // rows and the keys: configurations whose for-loop walks a label the
-  // grid also splits (the query rows) have no accumulator, so no body
-  // closes or completes (docs/search.md, "Loops that cannot accumulate").
-  // Skipping them changes nothing the search finds, with the bound and
-  // without it.
+  // grid also splits, or one the program never sums over (the query rows,
+  // the batch, V's head dim), have no accumulator, so no body closes or
+  // completes (docs/search.md, "Loops that cannot accumulate"). Skipping
+  // them, and refusing every sum over those labels, changes nothing the
+  // search finds, with the bound and without it.
   std::optional<ir::Graph> parsed = parse::parseString(R"(graph qknorm_rows {
   Q = input f16[1, 256, 64]
   K = input f16[1, 64, 2048]
@@ -603,6 +604,7 @@ TEST_CASE("loops that cannot accumulate: no body, and the same front without the
   search::Options o = oneThreadWithin(2, 0);
   search::Options off = o;
   off.skipLoopsWithoutAccumulator = false;
+  off.refuseSumsOverUnsummedLabels = false;
   verify::Verifier verifier(g);
   auto [a, b] = test::runBothComplete(g, verifier, o, off);
   REQUIRE(a.best >= 0);

@@ -48,7 +48,12 @@ TEST_CASE("loop needs: the intermediate dim of an MLP needs both weights", "[loo
   CHECK(a->ctx.sumsOverRightIndex(i, 0b110));
   CHECK(a->ctx.sumsOverRightIndex(i, 0b111));
   CHECK_FALSE(a->ctx.sumsOverRightIndex(i, 0b101));
-  // Rows are never summed, and the unit label is not asked about.
+  // Rows are never summed: no sum over them is one of the program's,
+  // whatever it holds (asked nothing only with the option off). The unit
+  // label is not asked about.
+  CHECK_FALSE(a->ctx.sumsOverRightIndex(inputLabel(*a, 0, 0), 0));
+  CHECK_FALSE(a->ctx.sumsOverRightIndex(inputLabel(*a, 0, 0), 0b111));
+  a->ctx.refuseSumsOverUnsummedLabels = false;
   CHECK(a->ctx.sumsOverRightIndex(inputLabel(*a, 0, 0), 0));
   CHECK(a->ctx.sumsOverRightIndex(search::kUnit, 0));
 }

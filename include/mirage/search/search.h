@@ -140,7 +140,8 @@ struct Options {
   bool pruneUnreachable = true;  // drop last-kernel states that cannot complete within the operators left
   bool skipBarren = true;        // skip a search after a closed kernel that emitted nothing before
   bool skipSaturatedStates = true;  // skip a state whose subtree an earlier pass explored whole
-  bool skipLoopsWithoutAccumulator = true;  // no body search for a loop over a label its grid splits
+  bool skipLoopsWithoutAccumulator = true;  // no body search for a loop no accumulator can sum over
+  bool refuseSumsOverUnsummedLabels = true;  // no sum or maximum over a label the program never reduces
   bool deferTies = true;         // verify candidates that only break a tie once the work items are done
   bool chargeSumsStillToMake = true;  // the bound's term for sums a needed argument still lacks
   // Tests: under the guard, a softmax's label is accumulated only with its
