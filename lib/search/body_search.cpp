@@ -1932,19 +1932,19 @@ class BodySearch {
   }
   Label loopPartial() const { return partialOf(cfg_.loop); }
   // A for-loop over a label that no accumulator or scan can sum or
-  // maximize over as an equivalent program does (sumsAsProgram; only the
-  // weighted accumulators of a loop over partials skip that test): one the
-  // grid also splits as a parallel axis (each block walks only its part of
-  // it), or one the program never sums over (sumsOverRightIndex, whatever
-  // inputs the value holds). A body with a for-loop saves and writes only
+  // maximize over as an equivalent program does, whatever inputs and terms
+  // its value holds (sumsAsProgram; only the weighted accumulators of a
+  // loop over partials skip that test): one the grid also splits as a
+  // parallel axis (each block walks only its part of it), or one the
+  // program never sums over. A body with a for-loop saves and writes only
   // values after the loop (tryClose, tryComplete), and only an accumulator
   // makes one: no body of this configuration closes or completes
   // (docs/search.md, "Loops that cannot accumulate"). QKNorm+GQA's first
   // kernels that loop over the query rows, the batch or V's head dim
-  // walked 270,000 states of a default run for nothing.
-  bool loopHasNoAccumulator() const {
+  // walked 286,000 states of a default run for nothing.
+  bool loopHasNoAccumulator() {
     return ctx_.skipLoopsWithoutAccumulator && cfg_.loop != kUnit && !loopIsPartial() &&
-           (gridSplitsParallel(cfg_.loop) || !ctx_.sumsOverRightIndex(cfg_.loop, ~uint64_t{0}));
+           !sumsAsProgram(cfg_.loop, ~uint64_t{0}, -1, 0);
   }
   // A tensor dim with this label is walked by the for-loop (makeTile's fmap).
   bool walkedByLoop(Label l) const { return loopIsPartial() ? partialOf(l) == loopPartial() : l == cfg_.loop; }

@@ -379,8 +379,6 @@ struct Context {
   // Times stopped() answered yes, never reset: a subtree explored while
   // it did not change was not cut short.
   int64_t haltsEver = 0;
-  // Options::skipLoopsWithoutAccumulator (BodySearch::loopHasNoAccumulator).
-  bool skipLoopsWithoutAccumulator = true;
   // States explored whole, shared by the search's threads; null: none kept
   // (Options::skipSaturatedStates).
   SaturatedStates* saturated = nullptr;
@@ -442,7 +440,7 @@ struct Context {
   // being built had when it closed (BodySearch::tryClose), innermost last.
   std::vector<double> closeBounds;
   // ... and the bound it had where the last kernel makes no exp and reads
-  // every one from it (BodySearch::lastReadsExpsBound; 0 where that is no
+  // every one from it (BodySearch::tryClose; 0 where that is no
   // case), checked against completions whose last kernel makes none.
   std::vector<double> closeBoundsIfLastReadsExps;
   // Every completion of a plan of planKernels kernels with lower bound
@@ -571,8 +569,8 @@ struct Context {
   // the inputs among them that have l include those of one of the
   // program's sums over l, the term it is part of (docs/search.md, "Sums over
   // the right index"); so none over a label the program never sums or
-  // maximizes over. A partial label is not asked about,
-  // nor is any where the program's sums are not known.
+  // maximizes over. A partial label is not asked about, nor is any where
+  // the program's sums are not known.
   bool sumsOverRightIndex(Label l, uint64_t inputs) const {
     if (l <= kUnit || static_cast<size_t>(l) >= labelSums.size()) return true;
     const std::vector<uint64_t>& sums = labelSums[static_cast<size_t>(l)];
@@ -639,6 +637,7 @@ struct Context {
   bool lastReadsExpTiles = true;  // Options::lastReadsExpTiles
   bool decideFlowInputs = true;   // Options::decideFlowInputs
   bool chargeTwoKernelFuture = true;  // Options::chargeTwoKernelFuture
+  bool skipLoopsWithoutAccumulator = true;  // Options::skipLoopsWithoutAccumulator
   // BodySearch::lastKernelFloor per plan (its tensors, partial labels and
   // flow tiles), bounded.
   std::unordered_map<std::string, double> lastKernelFloors;
