@@ -918,6 +918,10 @@ class BodySearch {
   void initExpArgCarriers() {
     if (!ctx_.readExpArguments || probe_ || !makesExps_ || ctx_.expArgSources.size() != 1 || plan_.tensors.size() >= 64)
       return;
+    for (const Context::ExpArgSource& source : ctx_.expArgSources[0]) expArgCarriers_.push_back(argumentCarriers(source));
+  }
+  // The plan's tensors that qualify for `source` (initExpArgCarriers).
+  uint64_t argumentCarriers(const Context::ExpArgSource& source) const {
     auto hasAll = [](const Labels& have, const std::vector<Label>& want) {
       for (Label l : want) {
         if (l == kUnit) continue;
@@ -927,18 +931,16 @@ class BodySearch {
       }
       return true;
     };
-    for (const Context::ExpArgSource& source : ctx_.expArgSources[0]) {
-      const ExprId input = ctx_.exprs.input(source.input);
-      uint64_t carriers = 0;
-      for (size_t t = 0; t < plan_.tensors.size(); ++t) {
-        const Tensor& ten = plan_.tensors[t];
-        const bool gives = ten.kernel < 0 ? ten.index == source.input
-                                          : ctx_.exprs.isSubexpr(input, ten.expr) &&
-                                                (hasAll(ten.labels, {source.contracted}) || hasAll(ten.labels, source.paired));
-        if (gives) carriers |= uint64_t{1} << t;
-      }
-      expArgCarriers_.push_back(carriers);
+    const ExprId input = ctx_.exprs.input(source.input);
+    uint64_t carriers = 0;
+    for (size_t t = 0; t < plan_.tensors.size() && t < 64; ++t) {
+      const Tensor& ten = plan_.tensors[t];
+      const bool gives = ten.kernel < 0 ? ten.index == source.input
+                                        : ctx_.exprs.isSubexpr(input, ten.expr) &&
+                                              (hasAll(ten.labels, {source.contracted}) || hasAll(ten.labels, source.paired));
+      if (gives) carriers |= uint64_t{1} << t;
     }
+    return carriers;
   }
   // This kernel makes the exps at the state being bounded: expsStillToMake
   // charges them.
@@ -1792,22 +1794,26 @@ class BodySearch {
   // kernel saves: docs/search.md, "The exps a last kernel reads"). Memoized
   // per plan (Context::lastKernelFloors).
   double lastKernelFloor(uint64_t flow, LastExps exps) {
+    const std::vector<ArgumentTiles> options =
+        exps == LastExps::Makes ? argumentTileOptions() : std::vector<ArgumentTiles>{};
     // What the floor depends on: the tiles it must load, what it does with
-    // the exps (the tensor they would be is the plan's function), and the
+    // the exps (the tensor they would be is the plan's function), the
     // plan's tensors and partial labels (the configurations and their
-    // extents).
+    // extents), and which of them give the exps' argument.
     MemoKey key;
     key.put('L').put(flow).put(static_cast<int>(exps));
     for (const Tensor& t : plan_.tensors) key.put('T').put(t.kernel).put(plan_.savedF32(t)).putAll(t.labels).putAll(t.shape);
     putPartialLabels(key);
+    for (const ArgumentTiles& o : options) key.put('A').put(o.tensors).putAll(o.made);
     return memoizedFloor(std::move(key), [&] {
+      if (!options.empty()) return lastKernelFloorFromArgument(flow, options);
       Plan withExps;
       Plan* plan = &plan_;
       uint64_t tiles = flow;
       if (exps == LastExps::Reads) {
         withExps = plan_;
         tiles |= uint64_t{1} << withExps.tensors.size();
-        withExps.tensors.push_back(expsTensor(withExps));
+        withExps.tensors.push_back(resultOfKernelsToCome(withExps, ctx_.expArgLabels[0], ctx_.expValues[0]));
         plan = &withExps;
       }
       double least = std::numeric_limits<double>::infinity();
@@ -1819,14 +1825,116 @@ class BodySearch {
     });
   }
 
-  // The exps as a tensor a result of this kernel could be: the program's
-  // exp with its argument's labels, in the least element (a result of a
-  // kernel appended to `plan` that saves nothing as f32).
-  Tensor expsTensor(Plan& plan) const {
+  // The argument a last kernel makes the exps of (docs/search.md, "The
+  // argument a last kernel makes the exps of"): per pairing of the
+  // program's one exp (Context::expArgSources), a tile that gives it.
+  // One choice per pairing: the plan's tensors that qualify
+  // (argumentCarriers), or a result of the kernels still to come that
+  // holds the pairing made (the matmul's labels) or the input's part of
+  // its operand (the operand's labels the input has). A choice is those
+  // tiles: plan tensors by mask, and results to come by their index in
+  // madeTiles().
+  struct ArgumentTiles {
+    uint64_t tensors = 0;
+    std::vector<int> made;  // sorted
+  };
+  struct MadeTile {
+    std::vector<Label> labels;
+    ExprId expr = -1;
+  };
+  // The results to come that a choice may name: per pairing, the pairing
+  // made and the operand's part, each once.
+  std::vector<MadeTile> madeTiles() const {
+    std::vector<MadeTile> out;
+    auto add = [&](const std::vector<Label>& labels, ExprId expr) {
+      for (const MadeTile& m : out)
+        if (m.labels == labels && m.expr == expr) return;
+      out.push_back({labels, expr});
+    };
+    for (const Context::ExpArgSource& source : ctx_.expArgSources[0]) {
+      add(source.paired, source.pairedValue);
+      add(source.operandLabels, source.operandValue);
+    }
+    return out;
+  }
+  int madeTileIndex(const std::vector<MadeTile>& made, const std::vector<Label>& labels, ExprId expr) const {
+    for (size_t i = 0; i < made.size(); ++i)
+      if (made[i].labels == labels && made[i].expr == expr) return static_cast<int>(i);
+    return -1;
+  }
+  static constexpr size_t kMostArgumentChoices = 16;
+  // Every choice, one per combination of the pairings' tiles; none where
+  // the rule is off, the program has not one exp, or there are more than
+  // kMostArgumentChoices (then the floor is V's tiles alone, as before).
+  std::vector<ArgumentTiles> argumentTileOptions() const {
+    std::vector<ArgumentTiles> out;
+    if (!ctx_.lastMakesFromArgument || ctx_.expArgSources.size() != 1 || ctx_.expArgSources[0].empty() ||
+        plan_.tensors.size() >= 48)
+      return out;
+    const std::vector<MadeTile> made = madeTiles();
+    out.push_back({});
+    for (const Context::ExpArgSource& source : ctx_.expArgSources[0]) {
+      std::vector<ArgumentTiles> next;
+      auto extend = [&](const ArgumentTiles& o, uint64_t tensor, int madeIndex) {
+        ArgumentTiles e = o;
+        e.tensors |= tensor;
+        if (madeIndex >= 0 && std::find(e.made.begin(), e.made.end(), madeIndex) == e.made.end()) {
+          e.made.push_back(madeIndex);
+          std::sort(e.made.begin(), e.made.end());
+        }
+        next.push_back(std::move(e));
+      };
+      const int pairing = madeTileIndex(made, source.paired, source.pairedValue);
+      const int operand = madeTileIndex(made, source.operandLabels, source.operandValue);
+      const uint64_t carriers = argumentCarriers(source);
+      for (const ArgumentTiles& o : out) {
+        extend(o, 0, pairing);
+        extend(o, 0, operand);
+        for (uint64_t c = carriers; c != 0; c &= c - 1) extend(o, c & (~c + 1), -1);
+      }
+      out = std::move(next);
+      if (out.size() > kMostArgumentChoices) return {};
+    }
+    return out;
+  }
+  // The least, over the choices and the last kernel's configurations, of
+  // its empty body's floor with V's tiles and the choice's. Where a
+  // configuration asks for a tile that carries a label the choice's tiles
+  // do not carry (carriers_), a result to come with more labels might be
+  // the cheaper way to it: there the floor is V's tiles alone.
+  double lastKernelFloorFromArgument(uint64_t flow, const std::vector<ArgumentTiles>& options) {
+    const std::vector<MadeTile> made = madeTiles();
+    double least = std::numeric_limits<double>::infinity();
+    for (const ArgumentTiles& o : options) {
+      Plan plan = plan_;
+      uint64_t tiles = flow | o.tensors;
+      for (int m : o.made) {
+        tiles |= uint64_t{1} << plan.tensors.size();
+        plan.tensors.push_back(
+            resultOfKernelsToCome(plan, made[static_cast<size_t>(m)].labels, made[static_cast<size_t>(m)].expr));
+      }
+      for (const Config& c : enumerateConfigs(ctx_, plan, true)) {
+        BodySearch last(ctx_, plan, c, true, 1, discLeft_);
+        double floor = last.carriedEmptyBodyFloor(tiles);
+        if (floor < 0) {
+          BodySearch plain(ctx_, plan, c, true, 1, discLeft_);
+          floor = plain.emptyBodyFloor(flow, true);
+        }
+        least = std::min(least, floor);
+      }
+    }
+    return least;
+  }
+
+  // A result of a kernel still to come with these labels and this value,
+  // in the least element (a result of a kernel appended to `plan` that
+  // saves nothing as f32): the exps a last kernel reads, or what it makes
+  // their argument of.
+  Tensor resultOfKernelsToCome(Plan& plan, const std::vector<Label>& labels, ExprId expr) const {
     Tensor t;
-    t.labels.assign(ctx_.expArgLabels[0].begin(), ctx_.expArgLabels[0].end());
+    t.labels.assign(labels.begin(), labels.end());
     for (Label l : t.labels) t.shape.push_back(ctx_.labels->extent[static_cast<size_t>(l)]);
-    t.expr = ctx_.expValues[0];
+    t.expr = expr;
     t.kernel = static_cast<int>(plan.kernels.size());
     plan.kernels.emplace_back();
     return t;
@@ -1840,6 +1948,17 @@ class BodySearch {
     probeTiles_ = tiles;
     makesExps_ = makesExps_ && exps;
     prepare();
+    return stateFloor() - ctx_.closedFloorUs;
+  }
+  // emptyBodyFloor of a last kernel that makes the exps, where the tiles
+  // carry every label this configuration asks a tile for (carriers_);
+  // -1 where they do not.
+  double carriedEmptyBodyFloor(uint64_t tiles) {
+    probe_ = true;
+    probeTiles_ = tiles;
+    prepare();
+    for (uint64_t carriers : carriers_)
+      if (carriers != 0 && !(requiredMask_ & carriers)) return -1;
     return stateFloor() - ctx_.closedFloorUs;
   }
 
@@ -4208,9 +4327,20 @@ void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& la
         for (ir::ValueId operand : producer.inputs) {
           const Labels& have = labels.ofValue[static_cast<size_t>(operand)];
           if (std::find(have.begin(), have.end(), d) == have.end()) continue;
-          for (size_t i = 0; i < program.inputs.size(); ++i)
-            if (ctx.exprs.isSubexpr(ctx.exprs.input(static_cast<int>(i)), e[static_cast<size_t>(operand)]))
-              sources.push_back({static_cast<int>(i), d, labels.ofValue[static_cast<size_t>(producer.results[0])]});
+          for (size_t i = 0; i < program.inputs.size(); ++i) {
+            if (!ctx.exprs.isSubexpr(ctx.exprs.input(static_cast<int>(i)), e[static_cast<size_t>(operand)])) continue;
+            Context::ExpArgSource source;
+            source.input = static_cast<int>(i);
+            source.contracted = d;
+            source.paired = labels.ofValue[static_cast<size_t>(producer.results[0])];
+            source.pairedValue = e[static_cast<size_t>(producer.results[0])];
+            source.operandValue = e[static_cast<size_t>(operand)];
+            const Labels& inputLabels = labels.ofValue[static_cast<size_t>(program.inputs[i])];
+            for (Label l : have)
+              if (l != kUnit && std::find(inputLabels.begin(), inputLabels.end(), l) != inputLabels.end())
+                source.operandLabels.push_back(l);
+            sources.push_back(std::move(source));
+          }
         }
       }
       ctx.expArgSources.push_back(std::move(sources));

@@ -492,6 +492,7 @@ class Engine {
     ctx.chargeUnreadValues = opt_.chargeUnreadValues;
     ctx.chargeOperandFlow = opt_.chargeOperandFlow;
     ctx.readExpArguments = opt_.readExpArguments;
+    ctx.lastMakesFromArgument = opt_.lastMakesFromArgument;
     ctx.lastReadsExpTiles = opt_.lastReadsExpTiles;
     ctx.decideFlowInputs = opt_.decideFlowInputs;
     ctx.chargeTwoKernelFuture = opt_.chargeTwoKernelFuture;

@@ -336,6 +336,12 @@ struct Context {
     int input = 0;
     Label contracted = kUnit;
     std::vector<Label> paired;  // the matmul's result's labels
+    ExprId pairedValue = -1;    // the matmul's result
+    // The operand that depends on the input: its value, and those of its
+    // labels the input has (the dependence a tile must hold where the
+    // pairing is not made: BodySearch::lastKernelFloor).
+    ExprId operandValue = -1;
+    std::vector<Label> operandLabels;
   };
   std::vector<std::vector<ExpArgSource>> expArgSources;
   // Per exp of the program, its value (with expArgLabels' labels): what a
@@ -634,6 +640,7 @@ struct Context {
   std::vector<OperandFlow> operandFlows;
   bool chargeOperandFlow = true;
   bool readExpArguments = true;  // Options::readExpArguments
+  bool lastMakesFromArgument = true;  // Options::lastMakesFromArgument
   bool lastReadsExpTiles = true;  // Options::lastReadsExpTiles
   bool decideFlowInputs = true;   // Options::decideFlowInputs
   bool chargeTwoKernelFuture = true;  // Options::chargeTwoKernelFuture

@@ -762,3 +762,22 @@ TEST_CASE("the two kernels after a first kernel of three: the same front with an
   checkSeededQknormOnlyPrunes(2, [](search::Options& off) { off.chargeTwoKernelFuture = false; });
 }
 
+TEST_CASE("the argument a last kernel makes the exps of: the same front with and without", "[search][bound]") {
+  // A last kernel that makes the exps after a kernel not yet closed reads,
+  // per pairing of their argument, the pairing made or the input's part of
+  // the operand: its floor has one such tile per pairing (docs/search.md,
+  // "The argument a last kernel makes the exps of"). QKNorm+GQA's
+  // loopless scores kernels that make the scores another way (four and
+  // more off-program values) are what it prunes: the example, two
+  // kernels, four discrepancies, its best seeded, gives the same front in
+  // fewer states. "The last kernel before it begins" checks the bound, this
+  // term included, against every template of the reduced program's
+  // two-kernel space.
+  auto [example, best] = qknormWithBest();
+  search::Options on = oneThreadWithin(2, 4);
+  search::Options off = on;
+  off.lastMakesFromArgument = false;
+  on.seeds = off.seeds = {best};
+  checkOnlyPrunes(example, on, off);
+}
+

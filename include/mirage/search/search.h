@@ -178,6 +178,12 @@ struct Options {
   // kernel makes the exps (docs/search.md, "The exps' argument read"); off,
   // as before.
   bool readExpArguments = true;
+  // The last kernel's floor, where it makes the exps after kernels not yet
+  // known, with a tile of what their argument is made of: the pairing
+  // made, or each operand's input-dependent part (docs/search.md, "The
+  // argument a last kernel makes the exps of"); off, V's tiles alone, as
+  // before.
+  bool lastMakesFromArgument = true;
   // The bound's tile of the exps in a last kernel that reads them from the
   // kernel before it (docs/search.md, "The exps a last kernel reads"); off,
   // their bytes alone, as before.
