@@ -3068,9 +3068,13 @@ class BodySearch {
   template <typename Beaten>
   bool prunedByBound(const Beaten& beaten) {
     ctx_.aspirationDecided = false;
+    ctx_.aspirationLeastInCheck = std::numeric_limits<double>::infinity();
     if (!beaten()) return false;
     ++ctx_.stats.prunedByBound;
-    if (ctx_.aspirationDecided) ++ctx_.aspirationPrunesEver;
+    if (ctx_.aspirationDecided) {
+      ++ctx_.aspirationPrunesEver;
+      ctx_.aspirationLeastPruned = std::min(ctx_.aspirationLeastPruned, ctx_.aspirationLeastInCheck);
+    }
     return true;
   }
 

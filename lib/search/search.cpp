@@ -315,8 +315,13 @@ class Engine {
     // (infinity: no bet), and whether a bet ended with states left to a
     // later run, which then runs whole at the item's own key.
     double aspiration = std::numeric_limits<double>::infinity();
+    // The bet's rungs (betAspiration): the run taken is the top one, how
+    // many lower ones ended, and the least bound the last one pruned.
+    bool topRung = true;
+    int rungsClimbed = 0;
+    double rungFrom = -std::numeric_limits<double>::infinity();
     bool betEnded = false;
-    bool afterBet = false;  // the bet has ended and the whole pass is not yet taken
+    bool afterBet = false;  // the last run was a bet (a rung or the top) that ended: the next keeps its budget
   };
 
   // The schedule (docs/search.md, "Scheduling"): one queue per kernel
@@ -354,7 +359,7 @@ class Engine {
     int item = *best;
     q.erase(best);
     ++inFlight_;
-    state_[static_cast<size_t>(item)].aspiration = betAspiration(item);
+    state_[static_cast<size_t>(item)].aspiration = betAspiration(item, &state_[static_cast<size_t>(item)].topRung);
     state_[static_cast<size_t>(item)].afterBet = false;
     state_[static_cast<size_t>(item)].budget = bestBudget;
     state_[static_cast<size_t>(item)].inFlight = true;
@@ -375,13 +380,42 @@ class Engine {
   // so the bet costs a fraction of the pass, and a plan it finds bounds
   // everything after it. Infinity where the item is not the leader's next
   // pass, its bet has ended, or nothing is verified yet.
-  double betAspiration(int item) const {
+  //
+  // The bet's rungs (Options::betRungs): a pass's states crowd so steeply
+  // under the best that the halfway aspiration is itself most of the cost
+  // (QKNorm+GQA's pass 3 above: 7,900 states under 12.0, 42,000 under
+  // 12.65, 228,000 under 14.74; its best is 11.99). So the bet climbs:
+  // its first run aspires an eighth of the way from the floor to the
+  // best, and each next one an eighth of the way from the least bound the
+  // run before pruned (Context::aspirationLeastPruned: every aspiration
+  // below it prunes the same states), up to the halfway one, the top rung
+  // (`*top`), after at most kMostRungs lower ones. A rung whose bound the
+  // root exceeds visits nothing and costs a look-up.
+  double betAspiration(int item, bool* top) const {
+    *top = true;
     if (!opt_.leaderBets || !leadersNextRun(item)) return std::numeric_limits<double>::infinity();
-    const double best = bestAny_.load(std::memory_order_relaxed);
+    // The best verified, or with rungs a cheaper template still waiting for
+    // the verifier: a bet's aspiration only orders the work (what it
+    // prunes, the whole pass walks later), so an unverified plan may set
+    // it, and the pass after the one that made it need not climb toward
+    // a best the verifier is about to lower.
+    double best = bestAny_.load(std::memory_order_relaxed);
+    if (opt_.betRungs && std::isfinite(best))
+      for (const auto& [cost, config] : cheapestTemplate_) best = std::min(best, cost);
     const double floor = itemFloor(items_[static_cast<size_t>(item)]);
-    return floor >= best ? best : floor + kBetShare * (best - floor);
+    if (floor >= best) return best;
+    const double halfway = floor + kBetShare * (best - floor);
+    const ItemState& s = state_[static_cast<size_t>(item)];
+    if (!opt_.betRungs || s.rungsClimbed >= kMostRungs) return halfway;
+    const double from = std::max(floor, s.rungFrom);
+    const double rung = from + kRungShare * (best - from);
+    if (rung >= halfway) return halfway;
+    *top = false;
+    return rung;
   }
   static constexpr double kBetShare = 0.5;
+  static constexpr double kRungShare = 0.125;
+  static constexpr int kMostRungs = 4;
   static constexpr int kBetSeq = 1 << 30;  // added to the template numbers of a bet (consider)
 
   // Shares of the states: each kernel more halves the share (4 : 2 : 1 for
@@ -407,7 +441,7 @@ class Engine {
   int64_t nextBudgetLocked(int item) const {
     const ItemState& s = state_[static_cast<size_t>(item)];
     if (opt_.itemBudgetStates > 0) return opt_.itemBudgetStates << (2 * std::min(s.runs, 20));
-    // After a bet the whole pass gets the bet's budget: the bet was not cut.
+    // After a bet (a rung or the top) the next run gets its budget: it was not cut.
     if (s.runs > 0) return s.afterBet ? s.budget : std::min<int64_t>(s.budget, kMaxBudget / 4) * 4;
     int64_t b = kFirstBudget;
     const int prev = previousPass_[static_cast<size_t>(item)];
@@ -617,6 +651,7 @@ class Engine {
         skip = s != saturated_.end() && s->second < it.depth;
       }
       bool finished = true, betLost = false;
+      double leastPruned = std::numeric_limits<double>::infinity();
       int64_t states = 0;
       auto runStarted = Clock::now();
       if (!skip) {
@@ -629,11 +664,13 @@ class Engine {
         cut = false;
         ctx.planKernels = std::min(it.kernels, kMaxBoundKernels);
         const int64_t deferredBefore = ctx.deferredEver, betBefore = ctx.aspirationPrunesEver;
+        ctx.aspirationLeastPruned = std::numeric_limits<double>::infinity();
         searchPlans(ctx, it.kernels, it.depth, it.config);
         ctx.aspiration = std::numeric_limits<double>::infinity();
         states = flushedStates + ctx.stats.states - runStart;
         runBudget = 0;
         betLost = ctx.aspirationPrunesEver != betBefore;
+        leastPruned = ctx.aspirationLeastPruned;
         finished = !cut && !stopNow() && !betLost;
         // A run cut by its budget explored only part of the space: that it
         // deferred nothing so far says nothing about the rest.
@@ -665,8 +702,20 @@ class Engine {
         } else if (cut) {
           queueLocked(item);
         } else if (betLost && !stopNow()) {
-          s.betEnded = s.afterBet = true;
           ++total_.itemBets;
+          s.afterBet = true;
+          // The top rung ends the bet, and so does a rung that made a
+          // template no dearer than the least bound it left: the rungs
+          // above would only walk again under a best that this template
+          // is about to lower.
+          const double cheapest = cheapestTemplate_[static_cast<size_t>(it.kernels - 1)].first;
+          if (s.topRung || cheapest <= leastPruned) {
+            s.betEnded = true;
+          } else {
+            // One rung up: still the leader's next run (betAspiration).
+            ++s.rungsClimbed;
+            s.rungFrom = leastPruned;
+          }
           queueLocked(item);
         }
         cv_.notify_all();

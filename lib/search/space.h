@@ -471,6 +471,7 @@ struct Context {
       return true;
     if (floor > aspiration) {
       aspirationDecided = true;
+      aspirationLeastInCheck = std::min(aspirationLeastInCheck, floor);
       return true;
     }
     return false;
@@ -484,6 +485,11 @@ struct Context {
   double aspiration = std::numeric_limits<double>::infinity();
   int64_t aspirationPrunesEver = 0;
   mutable bool aspirationDecided = false;  // a beaten() since the flag was cleared answered by the aspiration
+  // The least floor the aspiration decided in the check under way, and in
+  // the states it pruned since the engine reset it (infinity: none): a bet
+  // under any aspiration below it would have pruned the same states.
+  mutable double aspirationLeastInCheck = std::numeric_limits<double>::infinity();
+  double aspirationLeastPruned = std::numeric_limits<double>::infinity();
   const std::atomic<double>* bestFound = nullptr;
   double frontSlack = std::numeric_limits<double>::infinity();
   // The tie keys of the candidates that set bestAtMost, per launch count

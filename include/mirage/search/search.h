@@ -135,6 +135,11 @@ struct Options {
   // a bet on a plan well below the best so far (docs/search.md,
   // "Scheduling", the leader's bet). Off (tests): it runs whole, as before.
   bool leaderBets = true;
+  // The bet climbs from just above the least bound it pruned: each run's
+  // aspiration an eighth of the way from there to the best, until the
+  // halfway one (docs/search.md, "Scheduling", the bet's rungs). Off
+  // (tests): the halfway aspiration at once, as before.
+  bool betRungs = true;
   // Tests compare with these off (docs/search.md, "Needed operators",
   // "Barren searches" and "Ties wait"): none changes what the search returns.
   bool pruneUnreachable = true;  // drop last-kernel states that cannot complete within the operators left
