@@ -418,12 +418,14 @@ class Engine {
   static constexpr int kMostRungs = 4;
   static constexpr int kBetSeq = 1 << 30;  // added to the template numbers of a bet (consider)
 
-  // Shares of the states: each kernel more halves the share (4 : 2 : 1 for
-  // one, two and three kernels). Plans with more kernels have larger
-  // spaces and at equal cost fewer launches win, but none waits for the
-  // others to end (docs/search.md, "Scheduling").
+  // Shares of the states: the second kernel halves the share and each
+  // kernel after it quarters it (4 : 2 : 0.5 for one, two and three
+  // kernels). Plans with more kernels have larger spaces and at equal cost
+  // fewer launches win, but none waits for the others to end
+  // (docs/search.md, "Scheduling").
   double weightedUse(size_t lane) const {
-    return std::ldexp(static_cast<double>(used_[lane]), static_cast<int>(std::min<size_t>(lane, 31)));
+    const size_t shift = lane <= 1 ? lane : 2 * lane - 1;
+    return std::ldexp(static_cast<double>(used_[lane]), static_cast<int>(std::min<size_t>(shift, 31)));
   }
 
   void queueLocked(int item) {
