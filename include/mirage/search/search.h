@@ -243,7 +243,7 @@ struct Stats {
   int64_t itemRuns = 0;       // runs of work items (docs/search.md, "Scheduling"), the cut ones included
   int64_t itemsCut = 0;       // runs cut by their state budget (the item runs again with a larger one)
   int64_t itemsExtended = 0;  // runs that reached their budget with no other run waiting, so went on
-  int64_t itemBets = 0;       // the leader's bets that left states to a later run (docs/search.md, "Scheduling")
+  int64_t itemBets = 0;       // the leader's bets (each rung) that left states to a later run (docs/search.md, "Scheduling")
   int64_t templates = 0;      // complete bodies found
   int64_t instantiated = 0;   // templates with legal extents within the shared-memory budget
   int64_t noExtents = 0;      // templates without legal extents
