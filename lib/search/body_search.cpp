@@ -1833,35 +1833,11 @@ class BodySearch {
   // holds the pairing made (the matmul's labels) or the input's part of
   // its operand (the operand's labels the input has). A choice is those
   // tiles: plan tensors by mask, and results to come by their index in
-  // madeTiles().
+  // Context::expArgResults.
   struct ArgumentTiles {
     uint64_t tensors = 0;
     std::vector<int> made;  // sorted
   };
-  struct MadeTile {
-    std::vector<Label> labels;
-    ExprId expr = -1;
-  };
-  // The results to come that a choice may name: per pairing, the pairing
-  // made and the operand's part, each once.
-  std::vector<MadeTile> madeTiles() const {
-    std::vector<MadeTile> out;
-    auto add = [&](const std::vector<Label>& labels, ExprId expr) {
-      for (const MadeTile& m : out)
-        if (m.labels == labels && m.expr == expr) return;
-      out.push_back({labels, expr});
-    };
-    for (const Context::ExpArgSource& source : ctx_.expArgSources[0]) {
-      add(source.paired, source.pairedValue);
-      add(source.operandLabels, source.operandValue);
-    }
-    return out;
-  }
-  int madeTileIndex(const std::vector<MadeTile>& made, const std::vector<Label>& labels, ExprId expr) const {
-    for (size_t i = 0; i < made.size(); ++i)
-      if (made[i].labels == labels && made[i].expr == expr) return static_cast<int>(i);
-    return -1;
-  }
   static constexpr size_t kMostArgumentChoices = 16;
   // Every choice, one per combination of the pairings' tiles; none where
   // the rule is off, the program has not one exp, or there are more than
@@ -1871,7 +1847,6 @@ class BodySearch {
     if (!ctx_.lastMakesFromArgument || ctx_.expArgSources.size() != 1 || ctx_.expArgSources[0].empty() ||
         plan_.tensors.size() >= 48)
       return out;
-    const std::vector<MadeTile> made = madeTiles();
     out.push_back({});
     for (const Context::ExpArgSource& source : ctx_.expArgSources[0]) {
       std::vector<ArgumentTiles> next;
@@ -1884,12 +1859,10 @@ class BodySearch {
         }
         next.push_back(std::move(e));
       };
-      const int pairing = madeTileIndex(made, source.paired, source.pairedValue);
-      const int operand = madeTileIndex(made, source.operandLabels, source.operandValue);
       const uint64_t carriers = argumentCarriers(source);
       for (const ArgumentTiles& o : out) {
-        extend(o, 0, pairing);
-        extend(o, 0, operand);
+        extend(o, 0, source.pairingResult);
+        extend(o, 0, source.operandResult);
         for (uint64_t c = carriers; c != 0; c &= c - 1) extend(o, c & (~c + 1), -1);
       }
       out = std::move(next);
@@ -1903,15 +1876,14 @@ class BodySearch {
   // do not carry (carriers_), a result to come with more labels might be
   // the cheaper way to it: there the floor is V's tiles alone.
   double lastKernelFloorFromArgument(uint64_t flow, const std::vector<ArgumentTiles>& options) {
-    const std::vector<MadeTile> made = madeTiles();
     double least = std::numeric_limits<double>::infinity();
     for (const ArgumentTiles& o : options) {
       Plan plan = plan_;
       uint64_t tiles = flow | o.tensors;
       for (int m : o.made) {
+        const Context::ExpArgResult& r = ctx_.expArgResults[0][static_cast<size_t>(m)];
         tiles |= uint64_t{1} << plan.tensors.size();
-        plan.tensors.push_back(
-            resultOfKernelsToCome(plan, made[static_cast<size_t>(m)].labels, made[static_cast<size_t>(m)].expr));
+        plan.tensors.push_back(resultOfKernelsToCome(plan, r.labels, r.expr));
       }
       for (const Config& c : enumerateConfigs(ctx_, plan, true)) {
         BodySearch last(ctx_, plan, c, true, 1, discLeft_);
@@ -4308,6 +4280,7 @@ void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& la
     }
   ctx.expArgLabels.clear();
   ctx.expArgSources.clear();
+  ctx.expArgResults.clear();
   ctx.expValues.clear();
   for (const ir::Op& op : program.ops)
     if (op.kind == ir::OpKind::Exp) {
@@ -4317,6 +4290,13 @@ void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& la
       // The matmuls below the argument, and per input an operand depends on
       // with the contracted label, a pairing.
       std::vector<Context::ExpArgSource> sources;
+      std::vector<Context::ExpArgResult> results;
+      auto resultIndex = [&](const std::vector<Label>& resultLabels, ExprId expr) {
+        for (size_t r = 0; r < results.size(); ++r)
+          if (results[r].labels == resultLabels && results[r].expr == expr) return static_cast<int>(r);
+        results.push_back({resultLabels, expr});
+        return static_cast<int>(results.size() - 1);
+      };
       std::vector<ir::ValueId> stack{op.inputs[0]};
       std::set<ir::ValueId> seen;
       while (!stack.empty()) {
@@ -4337,17 +4317,19 @@ void initContext(Context& ctx, const ir::Graph& program, const ProgramLabels& la
             source.input = static_cast<int>(i);
             source.contracted = d;
             source.paired = labels.ofValue[static_cast<size_t>(producer.results[0])];
-            source.pairedValue = e[static_cast<size_t>(producer.results[0])];
-            source.operandValue = e[static_cast<size_t>(operand)];
+            source.pairingResult = resultIndex(source.paired, e[static_cast<size_t>(producer.results[0])]);
             const Labels& inputLabels = labels.ofValue[static_cast<size_t>(program.inputs[i])];
+            std::vector<Label> operandLabels;
             for (Label l : have)
               if (l != kUnit && std::find(inputLabels.begin(), inputLabels.end(), l) != inputLabels.end())
-                source.operandLabels.push_back(l);
+                operandLabels.push_back(l);
+            source.operandResult = resultIndex(operandLabels, e[static_cast<size_t>(operand)]);
             sources.push_back(std::move(source));
           }
         }
       }
       ctx.expArgSources.push_back(std::move(sources));
+      ctx.expArgResults.push_back(std::move(results));
     }
   // The program's own terms: values equal to one of them (up to a constant)
   // extend a body without a discrepancy.

@@ -336,14 +336,18 @@ struct Context {
     int input = 0;
     Label contracted = kUnit;
     std::vector<Label> paired;  // the matmul's result's labels
-    ExprId pairedValue = -1;    // the matmul's result
-    // The operand that depends on the input: its value, and those of its
-    // labels the input has (the dependence a tile must hold where the
-    // pairing is not made: BodySearch::lastKernelFloor).
-    ExprId operandValue = -1;
-    std::vector<Label> operandLabels;
+    // In expArgResults of its exp: the pairing made (the matmul's result),
+    // and the operand's dependence on the input (its value, with those of
+    // its labels the input has), as results of kernels still to come
+    // (BodySearch::lastKernelFloorFromArgument).
+    int pairingResult = -1, operandResult = -1;
   };
   std::vector<std::vector<ExpArgSource>> expArgSources;
+  struct ExpArgResult {
+    std::vector<Label> labels;
+    ExprId expr = -1;
+  };
+  std::vector<std::vector<ExpArgResult>> expArgResults;  // per exp, each once
   // Per exp of the program, its value (with expArgLabels' labels): what a
   // kernel that saves the exps holds, as a tensor the last kernel reads
   // (BodySearch::lastKernelFloor).
