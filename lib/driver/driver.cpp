@@ -388,6 +388,7 @@ json reportJson(const Run& run) {
                  {"prechecked", s.prechecked},
                  {"rejected_by_precheck", s.precheckFailed},
                  {"rejected_by_check", s.checkFailed},
+                 {"provisional_restarts", s.provisionalRestarts},
                  {"rejected_undefined", s.rejectedUndefined},
                  {"rejected_unguarded", s.rejectedUnguarded},
                  {"rejected_numerics", run.rejectedNumerics},

@@ -467,6 +467,7 @@ class Engine {
     double cost = 0;
     int kernels = 0;
     int item = 0, seq = 0;
+    bool boundedProvisionally = false;  // its cost lowered a bound before it was verified
     std::string planKey, origin;
     TieRank rank;
     ir::Graph graph;
@@ -781,6 +782,7 @@ class Engine {
       if (best[i].cost < cheapest.first) cheapest = {best[i].cost, items_[static_cast<size_t>(item)].config};
       break;
     }
+    bool boundSet = false;
     for (size_t i = 0; i < best.size(); ++i) {
       ExtentChoice& ch = best[i];
       if (unguarded[i]) {
@@ -790,6 +792,17 @@ class Engine {
       if (pendingTexts_.count(ch.text)) continue;
       pendingTexts_.insert(ch.text);
       Pending p;
+      // Provisional bounds: the cheapest extents the verifier will see
+      // bound the search now, as they would once verified; the check that
+      // rejects one ends this run (verifyOne), and runSearch starts again.
+      if (opt_.provisionalBounds && !boundSet) {
+        Candidate c;
+        c.cost = ch.cost;
+        c.kernels = ir::countKernels(ch.graph);
+        p.boundedProvisionally = lowerBest(c, planTieKey);
+        if (c.cost < bestFound_.load()) bestFound_.store(c.cost), p.boundedProvisionally = true;
+        boundSet = true;
+      }
       p.cost = ch.cost;
       p.kernels = ir::countKernels(ch.graph);
       p.item = item;
@@ -860,7 +873,10 @@ class Engine {
         verifying_ = true;
       }
       verify::Cancel cancel = checkCancel();
+      const auto prepStart = Clock::now();
       verifier_.prepare(cancel);
+      if (traceItems_)
+        fmt::print(stderr, "prepare {:.3f}s at {:.2f}s\n", secondsSince(prepStart), secondsSince(start_));
       std::lock_guard lock(mu_);
       verifying_ = false;
       if (stopFlag_.load()) return false;
@@ -906,13 +922,18 @@ class Engine {
     // A verifier that cannot handle a candidate (an operator it does not
     // know) rejects it rather than ending the run.
     verify::Verdict v;
+    const auto checkStart = Clock::now();
     try {
       bool screenedOut = false;
       v = verifier_.screenAndCheck(p.graph, cancel, &screenedOut);
+      if (traceItems_)
+        fmt::print(stderr, "check item {} cost {:.2f} k{}: {} {:.3f}s at {:.2f}s\n", p.item, p.cost, p.kernels,
+                   screenedOut ? "screened out" : v.cancelled ? "cancelled" : v.equivalent ? "equivalent" : "refuted",
+                   secondsSince(checkStart), secondsSince(start_));
       if (screenedOut) {
         std::lock_guard lock(mu_);
         ++total_.precheckFailed;
-        return true;
+        return !rejectedBound(p);
       }
     } catch (const std::exception& e) {
       v = verify::Verdict{};
@@ -931,7 +952,7 @@ class Engine {
       std::lock_guard lock(mu_);
       ++total_.checkFailed;
       if (firstRejection_.empty()) firstRejection_ = v.message;
-      return true;
+      return !rejectedBound(p);
     }
     Candidate cand;
     cand.graph = std::move(p.graph);
@@ -944,6 +965,20 @@ class Engine {
     return true;
   }
 
+  // A rejected candidate whose cost bounded the search provisionally may
+  // have pruned the best plan: this run ends (with mu_ held), and
+  // runSearch begins the search again with verified bounds only.
+  bool rejectedBound(const Pending& p) {
+    if (!p.boundedProvisionally) return false;
+    provisionalFailed_ = true;
+    stopFlag_ = true;
+    return true;
+  }
+
+ public:
+  bool provisionalFailed() const { return provisionalFailed_; }
+
+ private:
   verify::Cancel checkCancel() const {
     verify::Cancel cancel;
     cancel.flag = &stopFlag_;
@@ -965,8 +1000,10 @@ class Engine {
   // and where it sets the best of its own launch count, it decides the
   // ties of plans with as many (bestKeys_). Called with mu_ held, or
   // before the workers start.
-  void lowerBest(const Candidate& c, const std::vector<int64_t>& key) {
-    if (c.cost < bestAny_.load()) bestAny_.store(c.cost);
+  // Returns whether a bound or tie key moved.
+  bool lowerBest(const Candidate& c, const std::vector<int64_t>& key) {
+    bool moved = false;
+    if (c.cost < bestAny_.load()) bestAny_.store(c.cost), moved = true;
     for (int k = std::max(0, c.kernels); k <= kMaxBoundKernels; ++k) {
       const size_t i = static_cast<size_t>(k);
       const double cur = bestAtMost_[i].load();
@@ -974,11 +1011,14 @@ class Engine {
         bestAtMost_[i].store(c.cost);
         bestKeys_[i] = k == c.kernels ? key : std::vector<int64_t>{};
         bestKeyVersion_.fetch_add(1);
+        moved = true;
       } else if (c.cost == cur && k == c.kernels && (bestKeys_[i].empty() || key < bestKeys_[i])) {
         bestKeys_[i] = key;
         bestKeyVersion_.fetch_add(1);
+        moved = true;
       }
     }
+    return moved;
   }
 
   void publish(const Candidate& input) {
@@ -1073,6 +1113,7 @@ class Engine {
   std::atomic<bool> timedOut_{false};
   int64_t cancelledChecks_ = 0;  // guarded by mu_
   bool verifying_ = false;       // a thread is verifying a candidate; guarded by mu_
+  bool provisionalFailed_ = false;  // the verifier rejected a provisional bound (rejectedBound); mu_
 
   std::mutex mu_;
   // Floor points, one memo for all threads (Context::FloorMemo).
@@ -1115,6 +1156,34 @@ namespace {
 // the best μGraph of each is stitched back and the whole is verified
 // against the program. `cut` is the program the segments come from: the
 // program itself, or its layout simplification (layout_rewrite.h).
+// One engine's search; where the verifier rejected a candidate that had
+// bounded the search provisionally (Options::provisionalBounds), the
+// search begins again, with the time left, bounded by verified candidates
+// only, so that the rejected bound cannot have pruned the best.
+Result runEngine(const ir::Graph& program, const verify::Verifier& verifier, const Options& options) {
+  auto start = Clock::now();
+  Result r;
+  {
+    Engine engine(program, verifier, options);
+    r = engine.run();
+    if (!engine.provisionalFailed()) return r;
+  }
+  const double spent = secondsSince(start);
+  Options again = options;
+  again.provisionalBounds = false;
+  if (options.timeLimitSeconds > 0) again.timeLimitSeconds = std::max(0.01, options.timeLimitSeconds - secondsSince(start));
+  Engine engine(program, verifier, again);
+  Result second = engine.run();
+  // The counts are the second search's; its times count from the first's start.
+  second.stats.provisionalRestarts += 1;
+  second.stats.seconds = secondsSince(start);
+  if (second.stats.secondsToFirst >= 0) second.stats.secondsToFirst += spent;
+  if (second.stats.secondsToBest >= 0) second.stats.secondsToBest += spent;
+  for (Candidate& c : second.candidates)
+    if (c.foundAtSeconds > 0) c.foundAtSeconds += spent;
+  return second;
+}
+
 Result searchSegments(const ir::Graph& program, const ir::Graph& cut, const std::vector<Segment>& segments,
                       const verify::Verifier& verifier, const Options& options) {
   auto start = Clock::now();
@@ -1150,8 +1219,7 @@ Result searchSegments(const ir::Graph& program, const ir::Graph& cut, const std:
     }
     workLeft -= work(k);
     verify::Verifier segmentVerifier(segments[k].program, verifier.options());
-    Engine engine(segments[k].program, segmentVerifier, so);
-    Result r = engine.run();
+    Result r = runEngine(segments[k].program, segmentVerifier, so);
     addStats(result.stats, r.stats);
     const Candidate& b = r.candidates[static_cast<size_t>(r.best)];
     best[k] = b.graph;
@@ -1203,6 +1271,7 @@ void addStats(Stats& to, const Stats& s) {
   to.prechecked += s.prechecked;
   to.precheckFailed += s.precheckFailed;
   to.checkFailed += s.checkFailed;
+  to.provisionalRestarts += s.provisionalRestarts;
   to.rejectedUndefined += s.rejectedUndefined;
   to.rejectedUnguarded += s.rejectedUnguarded;
   to.verified += s.verified;
@@ -1232,8 +1301,7 @@ Result runSearch(const ir::Graph& program, const verify::Verifier& verifier, con
   const ir::Graph& cut = useSimplified ? simplified : program;
   std::vector<Segment> segments = splitAtLayoutOps(cut);
   if (!segments.empty()) return searchSegments(program, cut, segments, verifier, options);
-  Engine engine(program, verifier, options);
-  return engine.run();
+  return runEngine(program, verifier, options);
 }
 
 }  // namespace mirage::search

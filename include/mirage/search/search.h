@@ -140,6 +140,12 @@ struct Options {
   // halfway one (docs/search.md, "Scheduling", the bet's rungs). Off
   // (tests): the halfway aspiration at once, as before.
   bool betRungs = true;
+  // A template bounds the search as soon as it is found, before the
+  // verifier has checked it (docs/search.md, "Provisional bounds"): were
+  // one that lowered a bound rejected, the search starts again with
+  // verified bounds only (Stats::provisionalRestarts), so what a complete
+  // run returns does not change. Off (tests): bounds wait for the verifier.
+  bool provisionalBounds = true;
   // Tests compare with these off (docs/search.md, "Needed operators",
   // "Barren searches" and "Ties wait"): none changes what the search returns.
   bool pruneUnreachable = true;  // drop last-kernel states that cannot complete within the operators left
@@ -252,6 +258,9 @@ struct Stats {
   int64_t prechecked = 0;     // candidates that reached the verifier
   int64_t precheckFailed = 0;
   int64_t checkFailed = 0;
+  // Searches begun again because the verifier rejected a candidate whose
+  // cost had bounded the search provisionally (Options::provisionalBounds).
+  int64_t provisionalRestarts = 0;
   // Rejected by the numerical-safety rules of ../shared/spec/cli.md (counted
   // by whoever applies them: the verifier's definedness check, the guard rule):
   int64_t rejectedUndefined = 0;  // divides, or takes sqrt/rsqrt/log, where it is not provably defined
