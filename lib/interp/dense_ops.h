@@ -19,6 +19,7 @@
 #include "mirage/ir/check.h"
 #include "mirage/ir/graph.h"
 #include "mirage/ir/layout.h"
+#include "dense_matmul.h"
 
 namespace mirage::interp::dense {
 
@@ -178,19 +179,10 @@ TensorT matmul(const TensorT& a, const TensorT& b) {
     // block, so B is read once per block rather than once per row: a
     // 16 x 4096 by 4096 x 6144 product streamed 100 MB of B sixteen times.
     // Every element still adds its products in the order of p.
+    // (dense_matmul.cpp: compiled for the machine's vector width.)
     const int64_t rowBytes = std::max<int64_t>(1, n * static_cast<int64_t>(sizeof(T)));
     const int64_t block = std::max<int64_t>(1, kMatmulRowBlockBytes / rowBytes);
-    for (int64_t i0 = 0; i0 < m; i0 += block) {
-      const int64_t i1 = std::min(m, i0 + block);
-      for (int64_t p = 0; p < k; ++p) {
-        const T* __restrict r = B + p * n;
-        for (int64_t i = i0; i < i1; ++i) {
-          T* __restrict c = C + i * n;  // the result never aliases an operand
-          const T x = A[i * k + p];
-          for (int64_t j = 0; j < n; ++j) c[j] += x * r[j];
-        }
-      }
-    }
+    matmulRowBlocks(A, B, C, m, k, n, block);
   }
   return out;
 }

@@ -4,9 +4,12 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstring>
+#include <tuple>
 
 #include "graph_builders.h"
 #include "mirage/interp/interpreter.h"
+#include "mirage/interp/reference64.h"
 #include "mirage/interp/rounding.h"
 
 using namespace mirage;
@@ -216,4 +219,49 @@ TEST_CASE("evaluate by name checks the inputs", "[interp]") {
   CHECK_THROWS_WITH(interp::evaluateByName(g, extra), Catch::Contains("no input named 'B'"));
   std::map<std::string, Tensor> wrong = {{"A", Tensor({3})}};
   CHECK_THROWS_WITH(interp::evaluateByName(g, wrong), Catch::Contains("input 'A' has shape [3], expected [2]"));
+}
+
+TEST_CASE("matmul rounds each product and sum as the portable loop does", "[interp][ops]") {
+  // The matmul loops are compiled for the machine's vector width
+  // (lib/interp/dense_matmul.cpp); a fused multiply-add would round once
+  // where the contract's f32 sum rounds twice. Odd extents reach every
+  // remainder loop; magnitudes far apart make fused and unfused differ.
+  for (auto [m, k, n] : {std::tuple<int64_t, int64_t, int64_t>{3, 29, 45}, {5, 64, 100}, {2, 7, 3}, {40, 33, 17}}) {
+    ir::Graph g = program();
+    ValueId a = input(g, "A", {m, k}), b = input(g, "B", {k, n});
+    g.outputs = {binary(g, OpKind::Matmul, a, b)};
+    Tensor ta({m, k}), tb({k, n});
+    uint64_t s = 12345;
+    auto next = [&s] {
+      s = s * 6364136223846793005ull + 1442695040888963407ull;
+      double u = static_cast<double>(s >> 11) / 9007199254740992.0;  // [0, 1)
+      return static_cast<float>((u - 0.5) * std::ldexp(1.0, static_cast<int>(s % 23) - 11));
+    };
+    for (float& x : ta.data) x = next();
+    for (float& x : tb.data) x = next();
+    std::vector<float> want(static_cast<size_t>(m * n), 0.0f);
+    std::vector<double> want64(want.size(), 0.0);
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t p = 0; p < k; ++p)
+        for (int64_t j = 0; j < n; ++j) {
+          // volatile: the product is rounded before the sum, whatever this file's flags.
+          volatile float prod = ta.data[static_cast<size_t>(i * k + p)] * tb.data[static_cast<size_t>(p * n + j)];
+          want[static_cast<size_t>(i * n + j)] += prod;
+          volatile double prod64 = static_cast<double>(ta.data[static_cast<size_t>(i * k + p)]) *
+                                   static_cast<double>(tb.data[static_cast<size_t>(p * n + j)]);
+          want64[static_cast<size_t>(i * n + j)] += prod64;
+        }
+    INFO(m << " x " << k << " x " << n);
+    std::vector<Tensor> got = interp::evaluate(g, {ta, tb});
+    REQUIRE(got.size() == 1);
+    std::vector<interp::Tensor64> got64 = interp::evaluate64(g, {ta, tb});
+    REQUIRE(got64.size() == 1);
+    int differ = 0, differ64 = 0;
+    for (size_t i = 0; i < want.size(); ++i) {
+      differ += std::memcmp(&got[0].data[i], &want[i], sizeof(float)) != 0;
+      differ64 += std::memcmp(&got64[0].data[i], &want64[i], sizeof(double)) != 0;
+    }
+    CHECK(differ == 0);
+    CHECK(differ64 == 0);
+  }
 }
