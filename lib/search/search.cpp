@@ -137,7 +137,8 @@ class Engine {
         // Configurations come most promising first (for-loop over the
         // largest reduction, most grid axes), so later passes of the first
         // ones are worth more than early passes of the last ones: each block
-        // of six configurations is one pass behind the block before it.
+        // of kConfigsPerPass configurations is one pass behind the block
+        // before it.
         std::stable_sort(items_.begin() + static_cast<std::ptrdiff_t>(first), items_.end(),
                          [](const Item& a, const Item& b) { return orderKey(a) < orderKey(b); });
       }
@@ -248,9 +249,15 @@ class Engine {
     int kernels, depth, config;
   };
 
-  // The item order within one kernel count: each block of six
-  // configurations one pass behind the block before it.
-  static int orderKey(const Item& it) { return it.depth + it.config / 6; }
+  // The item order within one kernel count: each block of kConfigsPerPass
+  // configurations one pass behind the block before it. Twelve since
+  // revision 32 (six before): with provisional bounds a plan's bound
+  // falls as soon as the plan is found, so reaching a later
+  // configuration's early passes sooner costs less than it did
+  // (QKNorm+GQA's scores kernel, configuration 24, is two passes behind
+  // the first instead of four; docs/search.md, "Search order").
+  static constexpr int kConfigsPerPass = 12;
+  static int orderKey(const Item& it) { return it.depth + it.config / kConfigsPerPass; }
   // The schedule's key (takeRunLocked): the item order's, plus one for
   // every 4 times the run's budget exceeds the first budget, rounded to a
   // whole step, so that a pass predicted large waits as if it were a
@@ -329,7 +336,7 @@ class Engine {
   // states for its share (in-flight runs counted at their budget), so that
   // no kernel count waits for another's space to end, and takes from it
   // the run of the smallest key (scheduleKey: the item order's key, pass +
-  // block of six configurations, plus one for every 4 times its budget
+  // block of configurations, plus one for every 4 times its budget
   // exceeds the first budget, rounded; the pass alone for the next pass
   // of the configuration that leads the front), the first in the item
   // order among equals. So a pass predicted large waits as if it were a
