@@ -591,7 +591,12 @@ class BodySearch {
     LastExps exps;
     double us;
   };
-  std::vector<LastFloor> lastFloors_;
+  // Shared by the configurations of one searchKernels call, which search
+  // kernels after the same closed ones (the floor depends on the plan, not
+  // on this kernel's configuration); a body search made elsewhere keeps
+  // its own.
+  std::vector<LastFloor> ownLastFloors_;
+  std::vector<LastFloor>* lastFloors_ = &ownLastFloors_;
   // A last kernel asked for the floor of its empty body by the kernel
   // before it (emptyBodyFloor): what it must still tile is `probeTiles_`
   // alone, and nothing a result of that kernel may give is charged.
@@ -1752,10 +1757,10 @@ class BodySearch {
   }
   // lastKernelFloor, asked once per search for each flow and use of the exps.
   double lastFloorFor(uint64_t flow, LastExps exps) {
-    for (const LastFloor& f : lastFloors_)
+    for (const LastFloor& f : *lastFloors_)
       if (f.flow == flow && f.exps == exps) return f.us;
     const double us = lastKernelFloor(flow, exps);
-    lastFloors_.push_back({flow, exps, us});
+    lastFloors_->push_back({flow, exps, us});
     return us;
   }
   // The case a completion of this body takes if it closed now (tryClose),
@@ -3679,10 +3684,16 @@ class BodySearch {
 void BodySearch::searchKernels(Context& ctx, Plan& plan, int kernelsLeft, int discrepancies, int only) {
   bool final = kernelsLeft == 1;
   std::vector<Config> configs = enumerateConfigs(ctx, plan, final);
+  // The last kernel's floors (lastFloorFor) depend on the plan, which every
+  // configuration here shares: a middle kernel's configurations, a hundred
+  // or more after each first kernel QKNorm+GQA closes, each asked for them
+  // afresh (key and memo look-up) at their root.
+  std::vector<LastFloor> sharedLastFloors;
   for (size_t i = 0; i < configs.size(); ++i) {
     if (only >= 0 && static_cast<int>(i) != only) continue;
     if (ctx.stopped()) return;
     BodySearch body(ctx, plan, configs[i], final, kernelsLeft, discrepancies);
+    body.lastFloors_ = &sharedLastFloors;
     body.run();
   }
 }
