@@ -24,4 +24,24 @@ inline search::Options modelOptions(double seconds, bool bound) {
   return o;
 }
 
+// Two programs whose spaces, within smallSpaceOptions' limits, a search
+// explores whole in about a second (RMSNorm+Linear and a gated MLP at
+// small shapes): the schedule and provisional-bound tests compare complete
+// searches of them under different options.
+inline constexpr const char* kSmallSpacePrograms[] = {
+    "graph r { X = input f16[4, 256]\n W = input f16[256, 64]\n Y = matmul(rms_norm(X), W)\n output Y }",
+    "graph m { X = input f16[8, 64]\n W1 = input f16[64, 128]\n W2 = input f16[64, 128]\n"
+    " O = mul(silu(matmul(X, W1)), matmul(X, W2))\n output O }",
+};
+
+// The driver's options within limits small enough to explore whole.
+inline search::Options smallSpaceOptions() {
+  search::Options o = modelOptions(0, true);
+  o.jobs = 2;
+  o.limits.maxKernels = 2;
+  o.limits.maxBlockOps = 6;
+  o.limits.maxDiscrepancies = 2;
+  return o;
+}
+
 }  // namespace mirage::test

@@ -17,33 +17,12 @@
 
 using namespace mirage;
 
-namespace {
-
-search::Options smallSpace() {
-  search::Options o = test::modelOptions(0, true);
-  o.jobs = 2;
-  o.limits.maxKernels = 2;
-  o.limits.maxBlockOps = 6;
-  o.limits.maxDiscrepancies = 2;
-  return o;
-}
-
-const char* kRmsNormLinear =
-    "graph r { X = input f16[4, 256]\n W = input f16[256, 64]\n Y = matmul(rms_norm(X), W)\n output Y }";
-
-}  // namespace
-
 TEST_CASE("provisional bounds leave a complete search's result unchanged", "[search][provisional]") {
-  const char* programs[] = {
-      kRmsNormLinear,
-      "graph m { X = input f16[8, 64]\n W1 = input f16[64, 128]\n W2 = input f16[64, 128]\n"
-      " O = mul(silu(matmul(X, W1)), matmul(X, W2))\n output O }",
-  };
-  for (const char* text : programs) {
+  for (const char* text : test::kSmallSpacePrograms) {
     std::optional<ir::Graph> g = parse::parseString(text, "test.mg", std::cerr);
     REQUIRE(g);
     verify::Verifier verifier(*g);
-    search::Options with = smallSpace(), without = with;
+    search::Options with = test::smallSpaceOptions(), without = with;
     without.provisionalBounds = false;
     INFO(text);
     auto [a, b] = test::runBothComplete(*g, verifier, with, without);
@@ -75,14 +54,16 @@ TEST_CASE("a rejected provisional bound begins the search again", "[search][prov
   // the first of them after its cost bounded the search. The search must
   // not keep what that bound pruned: it begins again with verified bounds
   // only, and returns what a search with verified bounds only returns.
-  std::optional<ir::Graph> g = parse::parseString(kRmsNormLinear, "test.mg", std::cerr);
+  // RMSNorm+Linear (the first small space), verified against the same
+  // product without the normalization.
+  std::optional<ir::Graph> g = parse::parseString(test::kSmallSpacePrograms[0], "test.mg", std::cerr);
   std::optional<ir::Graph> other = parse::parseString(
       "graph r { X = input f16[4, 256]\n W = input f16[256, 64]\n Y = matmul(X, W)\n output Y }", "other.mg",
       std::cerr);
   REQUIRE(g);
   REQUIRE(other);
   verify::Verifier verifier(*other);
-  search::Options with = smallSpace(), without = with;
+  search::Options with = test::smallSpaceOptions(), without = with;
   without.provisionalBounds = false;
   auto [a, b] = test::runBothComplete(*g, verifier, with, without);
   CHECK(a.stats.provisionalRestarts == 1);

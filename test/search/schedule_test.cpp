@@ -19,22 +19,11 @@ using namespace mirage;
 
 TEST_CASE("runs cut by tiny budgets give the same complete result", "[search][schedule]") {
   // Spaces small enough to explore whole (as in bound_test.cpp).
-  const char* programs[] = {
-      "graph r { X = input f16[4, 256]\n W = input f16[256, 64]\n Y = matmul(rms_norm(X), W)\n output Y }",
-      "graph m { X = input f16[8, 64]\n W1 = input f16[64, 128]\n W2 = input f16[64, 128]\n"
-      " O = mul(silu(matmul(X, W1)), matmul(X, W2))\n output O }",
-  };
-  for (const char* text : programs) {
+  for (const char* text : test::kSmallSpacePrograms) {
     std::optional<ir::Graph> g = parse::parseString(text, "test.mg", std::cerr);
     REQUIRE(g);
     verify::Verifier verifier(*g);
-    search::Options normal = test::modelOptions(0, true), tiny = normal;
-    for (search::Options* o : {&normal, &tiny}) {
-      o->jobs = 2;
-      o->limits.maxKernels = 2;
-      o->limits.maxBlockOps = 6;
-      o->limits.maxDiscrepancies = 2;
-    }
+    search::Options normal = test::smallSpaceOptions(), tiny = normal;
     // Every first run may visit one state, the next four, then 16, ...:
     // most items are cut several times before they end.
     tiny.itemBudgetStates = 1;
