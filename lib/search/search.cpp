@@ -1167,14 +1167,6 @@ class Engine {
 
 namespace {
 
-
-// A program with layout operators (segments.h): each segment searched on its
-// own, in order, with a share of the time left in proportion to its number
-// of operators (a one-operator segment is searched too: a custom kernel's
-// tiling can beat the lowering's, as for a [1, 512] x [512, 512] matmul);
-// the best μGraph of each is stitched back and the whole is verified
-// against the program. `cut` is the program the segments come from: the
-// program itself, or its layout simplification (layout_rewrite.h).
 // One engine's search; where the verifier rejected a candidate that had
 // bounded the search provisionally (Options::provisionalBounds), the
 // search begins again, with the time left, bounded by verified candidates
@@ -1190,7 +1182,7 @@ Result runEngine(const ir::Graph& program, const verify::Verifier& verifier, con
   const double spent = secondsSince(start);
   Options again = options;
   again.provisionalBounds = false;
-  if (options.timeLimitSeconds > 0) again.timeLimitSeconds = std::max(0.01, options.timeLimitSeconds - secondsSince(start));
+  if (options.timeLimitSeconds > 0) again.timeLimitSeconds = std::max(0.01, options.timeLimitSeconds - spent);
   Engine engine(program, verifier, again);
   Result second = engine.run();
   // The counts are the second search's; its times count from the first's start.
@@ -1203,6 +1195,13 @@ Result runEngine(const ir::Graph& program, const verify::Verifier& verifier, con
   return second;
 }
 
+// A program with layout operators (segments.h): each segment searched on its
+// own, in order, with a share of the time left in proportion to its number
+// of operators (a one-operator segment is searched too: a custom kernel's
+// tiling can beat the lowering's, as for a [1, 512] x [512, 512] matmul);
+// the best μGraph of each is stitched back and the whole is verified
+// against the program. `cut` is the program the segments come from: the
+// program itself, or its layout simplification (layout_rewrite.h).
 Result searchSegments(const ir::Graph& program, const ir::Graph& cut, const std::vector<Segment>& segments,
                       const verify::Verifier& verifier, const Options& options) {
   auto start = Clock::now();
