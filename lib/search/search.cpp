@@ -862,13 +862,15 @@ class Engine {
     return false;
   }
 
-  // A candidate is checked once it has waited kSettle (or the thread would
-  // otherwise idle, verifyOne's `idle`, or the work items are done): the run that
-  // found it often finds a cheaper one within milliseconds (QKNorm+GQA's
-  // 12.85 us plan, then its 11.99 us one 20 ms later), which makes its
-  // check unnecessary. With provisional bounds the wait delays no bound.
+  // A candidate is checked once it has waited kSettle, or the run that
+  // found it has ended (or the thread would otherwise idle, verifyOne's
+  // `idle`, or the work items are done): a run often finds a cheaper plan
+  // within milliseconds of one (QKNorm+GQA's 12.85 us plan, then its
+  // 11.99 us one 20 ms later), which makes the first one's check
+  // unnecessary. With provisional bounds the wait delays no bound.
   bool settledLocked(const Pending& p) const {
-    return !opt_.provisionalBounds || itemsDone_ || Clock::now() - p.foundAt >= kSettle;
+    return !opt_.provisionalBounds || itemsDone_ || !state_[static_cast<size_t>(p.item)].inFlight ||
+           Clock::now() - p.foundAt >= kSettle;
   }
   static constexpr std::chrono::milliseconds kSettle{100};
 
