@@ -190,11 +190,12 @@ class Engine {
     // verified before their dominator depends on thread timing, the front
     // does not. Only the costs and launch counts of verifiedList_ are read
     // here, which moving the Found entries above leaves intact. Beyond the
-    // front's reach (reach(), from the best verified cost, which does not
-    // depend on timing either in a complete run) nothing is kept.
+    // front's reach (verifiedReachLocked(), from the best verified cost,
+    // which does not depend on timing either in a complete run) nothing is
+    // kept.
     int64_t offFront = 0;
     std::erase_if(found, [&](const Found& f) {
-      if (f.cand.cost > reach()) {
+      if (f.cand.cost > verifiedReachLocked()) {
         ++offFront;
         return true;
       }
@@ -841,7 +842,7 @@ class Engine {
   static TieRank inputRank() { return TieRank{{-1}, ""}; }
 
   bool dominatedLocked(const Pending& p) const {
-    if (p.cost > reach()) return true;
+    if (p.cost > verifiedReachLocked()) return true;
     for (size_t i = 0; i < verifiedList_.size(); ++i)
       if (dominates(*verifiedList_[i], verifiedRanks_[i], p.cost, p.kernels, p.rank)) return true;
     return false;
@@ -1010,8 +1011,16 @@ class Engine {
   }
 
   // The front's reach (Options::frontSlack): a candidate slower than this
-  // is off the front whatever its launches.
+  // is off the front whatever its launches. From the best bound (bestAny_,
+  // provisional where Options::provisionalBounds is on): what prunes plans.
   double reach() const { return opt_.frontSlack * bestAny_.load(std::memory_order_relaxed); }
+  // From the best verified candidate (mu_ held, or the workers done): what
+  // drops a waiting candidate unchecked and what the result keeps. A run
+  // stopped by its limit before a cheaper template's check returns the
+  // front of what it verified (in a complete run the two reaches are
+  // equal at the end: every template that bounded the search was verified
+  // or is dominated by a verified candidate).
+  double verifiedReachLocked() const { return opt_.frontSlack * bestCost_; }
 
   double threshold(int kernels) const {
     return bestAtMost_[static_cast<size_t>(std::min(kernels, kMaxBoundKernels))].load(std::memory_order_relaxed);
@@ -1106,12 +1115,13 @@ class Engine {
   std::function<double(const KernelFloor&)> kernelFloor_;
   std::function<double(int, double, int64_t)> launchesFloor_;
   // Per launch count k (capped): the lowest cost of a verified candidate
+  // (or, with provisional bounds, of a template waiting for its check)
   // with at most k launches; plans of k kernels whose bound exceeds it are
   // pruned. Candidates with more launches than the cap bound nothing.
   static constexpr int kMaxBoundKernels = 16;
   std::atomic<bool> referencePrepared_{false};  // verifyOne: the verifier's reference is evaluated
   std::array<std::atomic<double>, kMaxBoundKernels + 1> bestAtMost_;
-  std::atomic<double> bestAny_;  // the best verified candidate of any launch count
+  std::atomic<double> bestAny_;  // the best verified (or provisional) candidate of any launch count
   std::atomic<double> bestFound_;  // ... of those the search found and the seeds (not the input)
   double ioBytes_ = 0;  // inputs the outputs need, read once, and outputs, written once
   std::vector<Item> items_;

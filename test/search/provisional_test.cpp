@@ -7,6 +7,9 @@
 
 #include <fmt/format.h>
 #include <iostream>
+#include <limits>
+#include <mutex>
+#include <vector>
 
 #include "mirage/ir/printer.h"
 #include "mirage/parse/parser.h"
@@ -73,4 +76,44 @@ TEST_CASE("a rejected provisional bound begins the search again", "[search][prov
   CHECK(a.stats.precheckFailed + a.stats.checkFailed == b.stats.precheckFailed + b.stats.checkFailed);
   test::checkSameFront(a, b);
   CHECK(a.candidates.size() == 1);
+}
+
+TEST_CASE("a run stopped by its limit keeps the front of what it verified", "[search][provisional]") {
+  // A template bounds the search before its check; where the limit stops
+  // the run before that check, the front the run returns is still the one
+  // of the candidates it verified: none of them is dropped for lying
+  // beyond the reach (frontSlack times the best) of a template that never
+  // was verified. QKNorm+GQA verifies its 31.18 us one-kernel candidate
+  // early and finds its 11.99 us plan (reach 24 us) a few seconds later,
+  // about half a second before that plan's check ends; the limits below
+  // stop runs around then.
+  std::optional<ir::Graph> g = parse::parseFile(fmt::format("{}/qknorm_gqa.mg", MIRAGE_EXAMPLES_DIR), std::cerr);
+  REQUIRE(g);
+  verify::Verifier verifier(*g);
+  for (double seconds : {3.0, 4.0, 4.5, 5.0}) {
+    search::Options o = test::modelOptions(seconds, true);
+    std::vector<search::Candidate> verified;
+    std::mutex mu;
+    o.onCandidate = [&](const search::Candidate& c) {
+      std::lock_guard lock(mu);
+      verified.push_back(c);
+    };
+    search::Result r = search::runSearch(*g, verifier, o);
+    double best = std::numeric_limits<double>::infinity();
+    for (const search::Candidate& c : verified) best = std::min(best, c.cost);
+    INFO("limit " << seconds << " s, best verified " << best << " us, " << verified.size() << " verified");
+    // Every verified candidate within the verified best's reach that no
+    // other verified one beats in both time and launches is returned.
+    for (const search::Candidate& c : verified) {
+      if (c.cost > o.frontSlack * best) continue;
+      bool dominated = false;
+      for (const search::Candidate& d : verified)
+        dominated = dominated || (d.cost <= c.cost && d.kernels <= c.kernels && (d.cost < c.cost || d.kernels < c.kernels));
+      if (dominated) continue;
+      bool kept = false;
+      for (const search::Candidate& k : r.candidates) kept = kept || (k.cost == c.cost && k.kernels == c.kernels);
+      INFO("verified " << c.cost << " us in " << c.kernels << " launch(es)");
+      CHECK(kept);
+    }
+  }
 }
