@@ -801,19 +801,19 @@ class Engine {
       if (pendingTexts_.count(ch.text)) continue;
       pendingTexts_.insert(ch.text);
       Pending p;
-      // Provisional bounds: the cheapest extents the verifier will see
-      // bound the search now, as they would once verified; the check that
-      // rejects one ends this run (verifyOne), and runSearch starts again.
-      if (opt_.provisionalBounds && !boundSet) {
-        Candidate c;
-        c.cost = ch.cost;
-        c.kernels = ir::countKernels(ch.graph);
-        p.boundedProvisionally = lowerBest(c, planTieKey);
-        if (c.cost < bestFound_.load()) bestFound_.store(c.cost), p.boundedProvisionally = true;
-        boundSet = true;
-      }
       p.cost = ch.cost;
       p.kernels = ir::countKernels(ch.graph);
+      // Provisional bounds: the cheapest extents the verifier will see
+      // bound the search now, as they would once verified (publishFound);
+      // the check that rejects one ends this run (verifyOne), and
+      // runEngine starts again.
+      if (opt_.provisionalBounds && !boundSet) {
+        Candidate c;
+        c.cost = p.cost;
+        c.kernels = p.kernels;
+        p.boundedProvisionally = lowerFoundBest(c, planTieKey);
+        boundSet = true;
+      }
       p.item = item;
       p.seq = mySeq;
       p.planKey = key;
@@ -989,7 +989,7 @@ class Engine {
 
   // A rejected candidate whose cost bounded the search provisionally may
   // have pruned the best plan: this run ends (with mu_ held), and
-  // runSearch begins the search again with verified bounds only.
+  // runEngine begins the search again with verified bounds only.
   bool rejectedBound(const Pending& p) {
     if (!p.boundedProvisionally) return false;
     provisionalFailed_ = true;
@@ -1050,6 +1050,13 @@ class Engine {
     }
     return moved;
   }
+  // lowerBest for a candidate the search found, or a seed (not the input):
+  // its reach also bounds the plans (Context::bestFound).
+  bool lowerFoundBest(const Candidate& c, const std::vector<int64_t>& key) {
+    bool moved = lowerBest(c, key);
+    if (c.cost < bestFound_.load()) bestFound_.store(c.cost), moved = true;
+    return moved;
+  }
 
   void publish(const Candidate& input) {
     lowerBest(input, inputRank().key);
@@ -1075,14 +1082,13 @@ class Engine {
   // elements do not move.
   void publishSeed(Candidate seed) {
     const Candidate& c = seeds_.emplace_back(std::move(seed));
-    lowerBest(c, inputRank().key);
+    // A seed is a proven program like a found one: its reach bounds the
+    // plans as theirs does; the result keeps nothing beyond it either way
+    // (verifiedReachLocked()).
+    lowerFoundBest(c, inputRank().key);
     verifiedList_.push_back(&c);
     verifiedRanks_.push_back(inputRank());
     bestCost_ = std::min(bestCost_, c.cost);
-    // A seed is a proven program like a found one: its reach bounds the
-    // plans (Context::bestFound) as theirs does; the result keeps nothing
-    // beyond it either way (reach()).
-    if (c.cost < bestFound_.load()) bestFound_.store(c.cost);
     if (opt_.onCandidate) opt_.onCandidate(c);
   }
 
@@ -1096,8 +1102,7 @@ class Engine {
       bestAt_ = f.cand.foundAtSeconds;
     }
     if (opt_.onCandidate) opt_.onCandidate(f.cand);
-    lowerBest(f.cand, f.rank.key);
-    if (f.cand.cost < bestFound_.load()) bestFound_.store(f.cand.cost);
+    lowerFoundBest(f.cand, f.rank.key);
     const TieRank rank = f.rank;
     auto it = byText_.emplace(rank.text, std::move(f)).first;
     verifiedList_.push_back(&it->second.cand);
