@@ -5,7 +5,8 @@
 // 0.67 s after the search). AVX-512F has fused multiply-adds, so this
 // file is compiled with -ffp-contract=off (CMakeLists.txt): every clone
 // multiplies, rounds and adds each product as the portable loop does, and
-// the results are the same bits (interp_test, "matmul clones").
+// the results are the same bits (operators_test, "matmul rounds each
+// product and sum as the portable loop does").
 #include "dense_matmul.h"
 
 #include <algorithm>

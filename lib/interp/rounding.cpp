@@ -151,9 +151,10 @@ double roundDoubleToFormat(double x, const NarrowFormat& f) {
 // roundFloatToHalf over an array, in chunks the compiler vectorizes: a
 // chunk is rounded by roundBitsToHalf, and only a chunk that held an
 // overflow, an infinity or a NaN is gone over again element by element from
-// the values kept aside. Integer operations only, so a clone for wider
-// vectors gives the same bits (the numerics check rounds every
-// intermediate of the input and the candidate, four times over).
+// the values kept aside. Bit operations and float additions only (no
+// product a fused multiply-add could take), so a clone for wider vectors
+// gives the same bits (the numerics check rounds every intermediate of the
+// input and the candidate, four times over).
 __attribute__((target_clones("avx512f", "avx2", "default"))) void roundArrayToHalf(float* data, int64_t n) {
   constexpr int64_t kChunk = 64;  // a fixed trip count, so that -O2 vectorizes the loop
   uint32_t before[kChunk], after[kChunk];
